@@ -1,0 +1,778 @@
+package policy
+
+import (
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// Access is one thing a command does: a capability exercised on a target.
+type Access struct {
+	Capability Capability `json:"capability"`
+	// Target is an absolute, cleaned path for path_glob capabilities, a host
+	// for network:http, a recipient for mail:send, the command line for
+	// code:exec, and empty when the capability has no target.
+	Target string `json:"target,omitempty"`
+	// Dynamic is true when the target is not known statically.
+	Dynamic bool `json:"dynamic,omitempty"`
+}
+
+// Classification is what a command does, in the registry's vocabulary.
+type Classification struct {
+	Accesses []Access `json:"accesses"`
+	// Verb is the imperative used on the approval card ("write", "run").
+	Verb string `json:"verb"`
+	// Reversibility is "reversible", "partial" or "irreversible".
+	Reversibility string `json:"reversibility"`
+	// Floor is the least restrictive outcome this command may get whatever
+	// rules, table and grants say, with the reason (Allow when none).
+	Floor       Outcome `json:"-"`
+	FloorReason string  `json:"floor_reason,omitempty"`
+}
+
+// Place is where a command runs: the directories relative paths may resolve
+// against and the user's home.
+type Place struct {
+	// Dirs are the candidate working directories (absolute). More than one
+	// when the script changes directory; relative targets resolve against
+	// each of them.
+	Dirs []string
+	// UnknownDir is true when the script changes to a directory that is not
+	// known statically: relative targets are then dynamic.
+	UnknownDir bool
+	Home       string
+}
+
+// toolKind says how a program's arguments map to accesses.
+type toolKind int
+
+const (
+	kindExec     toolKind = iota // unknown or code-running: code:exec on the command line
+	kindPure                     // computes on its arguments or stdin only
+	kindTime                     // reads the clock
+	kindRead                     // reads its path arguments (none: stdin)
+	kindReadDir                  // reads its path arguments (none: the working directory)
+	kindWrite                    // writes its path arguments
+	kindCopy                     // reads all path arguments but the last, writes the last
+	kindMove                     // writes (removes or creates) every path argument
+	kindNet                      // network:http to the hosts in its arguments
+	kindMail                     // mail:send to its recipients
+	kindGit                      // per subcommand
+	kindNavigate                 // cd, pushd, popd: no access by themselves
+)
+
+// tools is the catalog of known programs. Anything absent is code:exec.
+func toolKindOf(name string) toolKind {
+	switch name {
+	case "echo", "printf", "true", "false", ":", "pwd", "whoami", "id", "uname",
+		"hostname", "seq", "basename", "dirname", "test", "[", "[[", "expr", "sleep",
+		"yes", "tr", "cut", "sort", "uniq", "wc", "tac", "rev", "fold", "fmt",
+		"column", "paste", "join", "comm", "nproc", "arch", "tty", "locale",
+		"printenv", "getconf", "factor", "numfmt", "shuf", "base32", "base64",
+		"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "jq", "yq",
+		"which", "type", "man", "help", "whatis", "apropos", "tldr", "read", "wait",
+		"exit", "return", "shift", "set", "unset", "export", "declare", "typeset",
+		"local", "readonly", "let", "alias", "unalias", "hash", "umask", "ulimit",
+		"getopts", "break", "continue":
+		return kindPure
+	case "date", "cal":
+		return kindTime
+	case "cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg",
+		"ag", "ack", "file", "stat", "nl", "od", "hexdump", "xxd", "strings",
+		"diff", "cmp", "zcat", "zless", "bzcat", "xzcat", "bat", "batcat",
+		"realpath", "readlink", "view", "sdiff", "diff3", "look", "lsattr",
+		"getfacl", "namei", "iconv", "sed", "zgrep":
+		return kindRead
+	case "ls", "ll", "la", "dir", "vdir", "tree", "find", "fd", "fdfind", "du",
+		"df", "locate":
+		return kindReadDir
+	case "touch", "mkdir", "rmdir", "rm", "chmod", "chown", "chgrp", "truncate",
+		"shred", "unlink", "tee", "mkfifo", "mknod", "setfacl", "chattr", "sponge":
+		return kindWrite
+	case "cp", "ln", "install", "rsync":
+		return kindCopy
+	case "mv":
+		return kindMove
+	case "curl", "wget", "http", "https", "xh", "aria2c", "nc", "ncat", "netcat",
+		"telnet", "ftp", "sftp", "ssh", "scp", "ping", "dig", "nslookup", "host",
+		"traceroute", "whois":
+		return kindNet
+	case "mail", "mailx", "sendmail", "mutt", "msmtp", "swaks", "neomutt":
+		return kindMail
+	case "git":
+		return kindGit
+	case "cd", "pushd", "popd":
+		return kindNavigate
+	}
+	return kindExec
+}
+
+// execVars are environment variables whose value the program may run as a
+// command or load as code: assigning them turns any command into code:exec.
+func isExecVar(name string) bool {
+	switch name {
+	case "PAGER", "GIT_PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR",
+		"VISUAL", "GIT_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF",
+		"GIT_ASKPASS", "SSH_ASKPASS", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
+		"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "PERL5OPT",
+		"PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "RUBYOPT", "IFS", "PATH",
+		"BROWSER", "DIFF", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_DIR",
+		"GIT_EXEC_PATH", "GIT_TEMPLATE_DIR":
+		return true
+	}
+	return strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+// Classify maps a parsed command to what it does. It is pure: it never looks
+// at the filesystem.
+func Classify(cmd shellparse.Command, pl Place) Classification {
+	c := Classification{Verb: "run", Reversibility: "partial", Floor: Allow}
+	name := cmd.Name()
+	floor := func(o Outcome, why string) {
+		if o.Restrictiveness() > c.Floor.Restrictiveness() {
+			c.Floor, c.FloorReason = o, why
+		}
+	}
+	switch {
+	case cmd.Dynamic || name == "":
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String(), Dynamic: true})
+		why := "the command name is not known before it runs"
+		if len(cmd.Notes) > 0 {
+			why = cmd.Notes[0]
+		}
+		floor(Ask, why)
+		return c
+	}
+	for _, n := range cmd.Notes {
+		floor(Ask, n)
+		break
+	}
+	for _, w := range cmd.Wrappers {
+		switch w.Name {
+		case "sudo", "doas", "su", "runuser", "pkexec", "chroot", "nsenter", "unshare":
+			floor(Ask, "runs with other privileges through "+w.Name)
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			c.Reversibility = "irreversible"
+		}
+	}
+	for _, a := range cmd.Assigns {
+		n, _, _ := strings.Cut(a, "=")
+		if isExecVar(n) {
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			floor(Ask, "sets "+n+", which can make the program run other code")
+		}
+	}
+
+	args := cmd.Argv[1:]
+	switch toolKindOf(name) {
+	case kindPure, kindNavigate:
+		c.Verb, c.Reversibility = "compute", "reversible"
+		c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
+		if name == "sort" {
+			if out, ok := optionValue(args, "-o", "--output"); ok {
+				c.add(pl, FSWrite, out)
+				c.Verb, c.Reversibility = "write", "partial"
+			}
+		}
+	case kindTime:
+		c.Verb, c.Reversibility = "read the clock", "reversible"
+		c.Accesses = append(c.Accesses, Access{Capability: TimeRead})
+		if name == "date" {
+			if _, ok := optionValue(args, "-s", "--set"); ok {
+				c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+				c.Verb, c.Reversibility = "set the clock", "partial"
+			}
+			if f, ok := optionValue(args, "-f", "--file"); ok {
+				c.add(pl, FSRead, f)
+			}
+		}
+	case kindRead, kindReadDir:
+		c.Verb, c.Reversibility = "read", "reversible"
+		paths := pathArgs(name, args)
+		if name == "sed" && sedWrites(args) {
+			c.Verb, c.Reversibility = "edit", "partial"
+			for _, p := range paths {
+				c.add(pl, FSWrite, p)
+			}
+			break
+		}
+		if name == "find" {
+			paths = findRoots(args)
+			if findWrites(args) {
+				c.Verb, c.Reversibility = "delete", "irreversible"
+				for _, p := range paths {
+					c.add(pl, FSWrite, p)
+				}
+			}
+		}
+		if len(paths) == 0 {
+			if toolKindOf(name) == kindReadDir {
+				c.add(pl, FSRead, shellparse.Word{Value: "."})
+			} else {
+				c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
+			}
+		}
+		for _, p := range paths {
+			c.add(pl, FSRead, p)
+		}
+	case kindWrite:
+		c.Verb = "write"
+		if name == "rm" || name == "rmdir" || name == "shred" || name == "unlink" {
+			c.Verb, c.Reversibility = "delete", "irreversible"
+		}
+		paths := pathArgs(name, args)
+		if len(paths) == 0 && name != "tee" {
+			c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
+		}
+		for _, p := range paths {
+			c.add(pl, FSWrite, p)
+		}
+	case kindCopy:
+		c.Verb = "copy"
+		paths := pathArgs(name, args)
+		if name == "rsync" && hasRemote(paths) {
+			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: remoteHost(paths)})
+		}
+		for i, p := range paths {
+			if i == len(paths)-1 && len(paths) > 1 {
+				c.add(pl, FSWrite, p)
+			} else {
+				c.add(pl, FSRead, p)
+			}
+		}
+		if len(paths) < 2 {
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		}
+	case kindMove:
+		c.Verb = "move"
+		for _, p := range pathArgs(name, args) {
+			c.add(pl, FSWrite, p)
+		}
+	case kindNet:
+		c.Verb = "connect to the network"
+		hosts := hostsOf(name, args)
+		if len(hosts) == 0 {
+			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Dynamic: true})
+		}
+		for _, h := range hosts {
+			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: h})
+		}
+		if name == "curl" || name == "wget" {
+			c.Verb = "download"
+			if out, ok := optionValue(args, "-o", "--output", "-O", "--output-document"); ok && out.Value != "-" {
+				c.add(pl, FSWrite, out)
+			} else if hasFlag(args, "-O", "--remote-name") && name == "curl" {
+				c.add(pl, FSWrite, shellparse.Word{Value: "."})
+			} else if name == "wget" && !hasFlag(args, "-O") {
+				c.add(pl, FSWrite, shellparse.Word{Value: "."})
+			}
+		}
+		if name == "ssh" && sshRunsRemote(args) {
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			c.Verb = "run remotely"
+		}
+		if name == "scp" || name == "sftp" {
+			c.Verb = "copy over the network"
+			for _, p := range pathArgs(name, args) {
+				if !strings.Contains(p.Value, ":") {
+					c.add(pl, FSWrite, p)
+				}
+			}
+		}
+	case kindMail:
+		c.Verb, c.Reversibility = "send mail", "irreversible"
+		rcpts := recipients(args)
+		if len(rcpts) == 0 {
+			c.Accesses = append(c.Accesses, Access{Capability: MailSend, Dynamic: true})
+		}
+		for _, r := range rcpts {
+			c.Accesses = append(c.Accesses, Access{Capability: MailSend, Target: r})
+		}
+	case kindGit:
+		classifyGit(&c, cmd, pl)
+	default:
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		c.Verb = "run"
+	}
+
+	for _, r := range cmd.Redirects {
+		switch {
+		case r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" || r.Op == ">&" || r.Op == "<&":
+			continue
+		case isStdStream(r.Target.Value):
+			continue
+		case r.Writes():
+			c.add(pl, FSWrite, r.Target)
+			if c.Verb == "compute" || c.Verb == "read" {
+				c.Verb, c.Reversibility = "write", "partial"
+			}
+		default:
+			c.add(pl, FSRead, r.Target)
+		}
+	}
+	for _, a := range c.Accesses {
+		if a.Dynamic && a.Capability == FSWrite {
+			floor(Ask, "writes to a path that is not known before it runs")
+		}
+	}
+	c.Accesses = dedupe(c.Accesses)
+	return c
+}
+
+func isStdStream(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+		return true
+	}
+	return false
+}
+
+// add appends an access to a path, resolved against every candidate
+// directory.
+func (c *Classification) add(pl Place, capability Capability, w shellparse.Word) {
+	for _, t := range resolvePaths(pl, w) {
+		c.Accesses = append(c.Accesses, t.access(capability))
+	}
+}
+
+type resolved struct {
+	path    string
+	dynamic bool
+}
+
+func (r resolved) access(c Capability) Access {
+	return Access{Capability: c, Target: r.path, Dynamic: r.dynamic}
+}
+
+// resolvePaths turns a path word into absolute, cleaned paths: "~" and
+// "$HOME" become the home directory, relative paths resolve against every
+// candidate directory. A dynamic word stays dynamic (its text is kept).
+func resolvePaths(pl Place, w shellparse.Word) []resolved {
+	v := w.Value
+	if v == "" {
+		return nil
+	}
+	if pl.Home != "" {
+		switch {
+		case v == "~" || v == "$HOME" || v == "${HOME}":
+			v = pl.Home
+		case strings.HasPrefix(v, "~/"):
+			v = pl.Home + v[1:]
+		case strings.HasPrefix(v, "$HOME/"):
+			v = pl.Home + v[5:]
+		case strings.HasPrefix(v, "${HOME}/"):
+			v = pl.Home + v[7:]
+		}
+	}
+	if w.Dynamic {
+		return []resolved{{path: v, dynamic: true}}
+	}
+	if path.IsAbs(v) {
+		return []resolved{{path: path.Clean(v)}}
+	}
+	if pl.UnknownDir || len(pl.Dirs) == 0 {
+		return []resolved{{path: v, dynamic: true}}
+	}
+	out := make([]resolved, 0, len(pl.Dirs))
+	for _, d := range pl.Dirs {
+		out = append(out, resolved{path: path.Join(d, v)})
+	}
+	return out
+}
+
+func dedupe(in []Access) []Access {
+	if len(in) < 2 {
+		return in
+	}
+	out := in[:0]
+	seen := make(map[Access]bool, len(in))
+	for _, a := range in {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// optionsWithValue lists, per program, options that take a separate value
+// word (so the value is not mistaken for a path argument, or is a path we
+// must see).
+func optionTakesValue(prog, opt string) bool {
+	switch prog {
+	case "grep", "egrep", "fgrep", "zgrep":
+		switch opt {
+		case "-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file", "--max-count",
+			"--after-context", "--before-context", "--context", "--include",
+			"--exclude", "--exclude-dir", "--color", "--label", "-d", "-D":
+			return true
+		}
+	case "rg":
+		switch opt {
+		case "-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j", "--glob",
+			"--type", "--type-not", "--max-count", "--regexp", "--file", "-M", "-r", "--replace":
+			return true
+		}
+	case "head", "tail":
+		return opt == "-n" || opt == "-c" || opt == "--lines" || opt == "--bytes"
+	case "sort":
+		return opt == "-k" || opt == "-t" || opt == "-o" || opt == "-S" || opt == "-T" || opt == "--output"
+	case "cut":
+		return opt == "-d" || opt == "-f" || opt == "-c" || opt == "-b"
+	case "ls":
+		return opt == "-I" || opt == "--ignore" || opt == "-w" || opt == "-T"
+	case "tree":
+		return opt == "-L" || opt == "-P" || opt == "-I" || opt == "-o"
+	case "du":
+		return opt == "-d" || opt == "--max-depth" || opt == "-B" || opt == "-t"
+	case "chmod", "chown", "chgrp":
+		return opt == "--reference"
+	case "cp", "mv", "ln", "install":
+		return opt == "-t" || opt == "--target-directory" || opt == "-S" || opt == "--suffix" || opt == "-m" || opt == "-o" || opt == "-g"
+	case "touch":
+		return opt == "-d" || opt == "-t" || opt == "-r" || opt == "--date" || opt == "--reference"
+	case "mkdir":
+		return opt == "-m" || opt == "--mode"
+	case "truncate":
+		return opt == "-s" || opt == "--size" || opt == "-r" || opt == "--reference"
+	case "diff":
+		return opt == "-U" || opt == "-C" || opt == "-x" || opt == "-X" || opt == "--label" || opt == "-L"
+	case "sed":
+		return opt == "-e" || opt == "-f" || opt == "--expression" || opt == "--file" || opt == "-l"
+	case "rsync":
+		return opt == "-e" || opt == "--rsh" || opt == "--exclude" || opt == "--include" || opt == "--filter" || opt == "-f"
+	case "scp":
+		return opt == "-P" || opt == "-i" || opt == "-o" || opt == "-F" || opt == "-c" || opt == "-l" || opt == "-J"
+	case "xxd", "od", "hexdump":
+		return opt == "-l" || opt == "-s" || opt == "-c" || opt == "-n" || opt == "-j" || opt == "-N" || opt == "-t"
+	case "nl":
+		return opt == "-s" || opt == "-w" || opt == "-b"
+	case "tee":
+		return false
+	case "stat":
+		return opt == "-c" || opt == "--format" || opt == "--printf"
+	case "file":
+		return opt == "-m" || opt == "-f" || opt == "-F"
+	}
+	return false
+}
+
+// pathArgs returns the words a program takes as paths: its non-option
+// arguments, minus values of options known to take one, minus the pattern
+// of grep-like tools and the script of sed. Words after "--" are paths.
+func pathArgs(prog string, args []shellparse.Word) []shellparse.Word {
+	var out []shellparse.Word
+	patternPending := prog == "grep" || prog == "egrep" || prog == "fgrep" || prog == "rg" || prog == "ag" || prog == "ack" || prog == "zgrep"
+	scriptPending := prog == "sed"
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.Value
+		if v == "--" {
+			out = append(out, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(v, "-") && len(v) > 1 && !w.Dynamic {
+			opt, _, hasEq := strings.Cut(v, "=")
+			if (prog == "grep" || prog == "rg" || prog == "egrep" || prog == "fgrep") && (opt == "-e" || opt == "--regexp" || opt == "-f" || opt == "--file") {
+				patternPending = false
+			}
+			if prog == "sed" && (opt == "-e" || opt == "--expression" || opt == "-f" || opt == "--file") {
+				scriptPending = false
+			}
+			if !hasEq && optionTakesValue(prog, opt) {
+				i++
+			}
+			continue
+		}
+		if patternPending {
+			patternPending = false
+			continue
+		}
+		if scriptPending {
+			scriptPending = false
+			continue
+		}
+		if (prog == "chmod" || prog == "chown" || prog == "chgrp") && len(out) == 0 && !isPathy(v) {
+			// The mode or owner comes first.
+			out = append(out, shellparse.Word{})
+			continue
+		}
+		out = append(out, w)
+	}
+	// Drop the placeholders left for chmod/chown's first operand.
+	filtered := out[:0]
+	for _, w := range out {
+		if w.Value != "" {
+			filtered = append(filtered, w)
+		}
+	}
+	return filtered
+}
+
+func isPathy(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~")
+}
+
+func optionValue(args []shellparse.Word, names ...string) (shellparse.Word, bool) {
+	for i, w := range args {
+		for _, n := range names {
+			if w.Value == n && i+1 < len(args) {
+				return args[i+1], true
+			}
+			if strings.HasPrefix(n, "--") && strings.HasPrefix(w.Value, n+"=") {
+				return shellparse.Word{Value: w.Value[len(n)+1:], Dynamic: w.Dynamic}, true
+			}
+			if len(n) == 2 && n[0] == '-' && n[1] != '-' && strings.HasPrefix(w.Value, n) && len(w.Value) > 2 && !strings.HasPrefix(w.Value, "--") {
+				return shellparse.Word{Value: w.Value[2:], Dynamic: w.Dynamic}, true
+			}
+		}
+	}
+	return shellparse.Word{}, false
+}
+
+func hasFlag(args []shellparse.Word, names ...string) bool {
+	for _, w := range args {
+		for _, n := range names {
+			if w.Value == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sedWrites reports an in-place edit or a script that writes files or runs
+// commands (w, W, e, s///w, s///e).
+func sedWrites(args []shellparse.Word) bool {
+	for _, w := range args {
+		v := w.Value
+		if v == "-i" || strings.HasPrefix(v, "-i") && !strings.HasPrefix(v, "--") || strings.HasPrefix(v, "--in-place") {
+			return true
+		}
+	}
+	return false
+}
+
+func findRoots(args []shellparse.Word) []shellparse.Word {
+	var out []shellparse.Word
+	for _, w := range args {
+		v := w.Value
+		if v == "-H" || v == "-L" || v == "-P" {
+			continue
+		}
+		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "," {
+			break
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func findWrites(args []shellparse.Word) bool {
+	for _, w := range args {
+		switch w.Value {
+		case "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+			return true
+		}
+	}
+	return false
+}
+
+func hostsOf(prog string, args []shellparse.Word) []string {
+	var hosts []string
+	for _, w := range args {
+		v := w.Value
+		if w.Dynamic || strings.HasPrefix(v, "-") {
+			continue
+		}
+		if u, err := url.Parse(v); err == nil && u.Host != "" {
+			hosts = append(hosts, u.Hostname())
+			continue
+		}
+		switch prog {
+		case "ssh", "ping", "dig", "host", "nslookup", "traceroute", "whois", "telnet", "nc", "ncat", "netcat", "ftp", "sftp":
+			h := v
+			if at := strings.LastIndex(h, "@"); at >= 0 {
+				h = h[at+1:]
+			}
+			if h != "" && !strings.Contains(h, "/") {
+				hosts = append(hosts, h)
+				if prog == "ssh" {
+					return hosts
+				}
+			}
+		case "scp":
+			if host, _, ok := strings.Cut(v, ":"); ok && host != "" && !strings.Contains(host, "/") {
+				if at := strings.LastIndex(host, "@"); at >= 0 {
+					host = host[at+1:]
+				}
+				hosts = append(hosts, host)
+			}
+		}
+	}
+	return hosts
+}
+
+func sshRunsRemote(args []shellparse.Word) bool {
+	// ssh [options] host [command...]: anything after the host runs there.
+	nonOpt := 0
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if strings.HasPrefix(v, "-") {
+			if len(v) == 2 && strings.ContainsRune("bcDEeFIiJLlmOopQRSWw", rune(v[1])) {
+				i++
+			}
+			continue
+		}
+		nonOpt++
+	}
+	return nonOpt > 1
+}
+
+func hasRemote(paths []shellparse.Word) bool { return remoteHost(paths) != "" }
+
+func remoteHost(paths []shellparse.Word) string {
+	for _, p := range paths {
+		if host, _, ok := strings.Cut(p.Value, ":"); ok && host != "" && !strings.Contains(host, "/") {
+			if at := strings.LastIndex(host, "@"); at >= 0 {
+				host = host[at+1:]
+			}
+			return host
+		}
+	}
+	return ""
+}
+
+func recipients(args []shellparse.Word) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if strings.HasPrefix(v, "-") {
+			if len(v) == 2 && strings.ContainsRune("sacbrfF", rune(v[1])) {
+				i++
+			}
+			continue
+		}
+		if strings.Contains(v, "@") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// classifyGit maps git subcommands: reading the repository is fs:read of the
+// working directory, changing it is fs:write, talking to remotes adds
+// network:http, and anything that can run configured commands (-c, aliases,
+// unknown subcommands, --upload-pack, --output) is code:exec or fs:write.
+func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
+	args := cmd.Argv[1:]
+	sub := ""
+	i := 0
+	for ; i < len(args); i++ {
+		v := args[i].Value
+		if args[i].Dynamic {
+			break
+		}
+		if v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" {
+			// Changes which repository git works on; treat as unknown code.
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			i++
+			continue
+		}
+		if v == "-c" || strings.HasPrefix(v, "--config-env") || strings.HasPrefix(v, "--exec-path") {
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			if v == "-c" {
+				i++
+			}
+			continue
+		}
+		if strings.HasPrefix(v, "-") {
+			continue
+		}
+		sub = v
+		break
+	}
+	rest := []shellparse.Word{}
+	if i+1 <= len(args) && sub != "" {
+		rest = args[i+1:]
+	}
+	here := shellparse.Word{Value: "."}
+	for _, w := range rest {
+		v := w.Value
+		if strings.HasPrefix(v, "--output") || strings.HasPrefix(v, "--upload-pack") ||
+			strings.HasPrefix(v, "--receive-pack") || strings.HasPrefix(v, "--exec") ||
+			v == "--ext-diff" || strings.HasPrefix(v, "--open-files-in-pager") || v == "-O" {
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			c.Verb = "run"
+			return
+		}
+	}
+	switch sub {
+	case "status", "log", "diff", "show", "blame", "grep", "ls-files", "ls-tree",
+		"rev-parse", "rev-list", "describe", "shortlog", "cat-file", "reflog",
+		"whatchanged", "cherry", "count-objects", "name-rev", "merge-base", "version", "help":
+		c.Verb, c.Reversibility = "read", "reversible"
+		c.add(pl, FSRead, here)
+	case "branch", "tag", "remote", "stash", "config", "worktree", "notes":
+		// Listing forms read; anything with further words may change state.
+		c.Verb, c.Reversibility = "read", "reversible"
+		c.add(pl, FSRead, here)
+		if len(rest) > 0 && !(sub == "branch" && onlyFlags(rest, "-a", "-r", "-v", "-vv", "--list", "--all", "--show-current")) &&
+			!(sub == "remote" && onlyFlags(rest, "-v")) && !(sub == "tag" && onlyFlags(rest, "-l", "--list")) &&
+			!(sub == "stash" && len(rest) == 1 && rest[0].Value == "list") {
+			c.Verb, c.Reversibility = "change the repository", "partial"
+			c.add(pl, FSWrite, here)
+			if sub == "config" {
+				c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			}
+		}
+	case "add", "commit", "checkout", "switch", "restore", "reset", "merge", "rebase",
+		"cherry-pick", "revert", "rm", "mv", "clean", "init", "apply", "am", "bisect",
+		"gc", "prune", "repack", "update-index", "sparse-checkout", "submodule":
+		c.Verb, c.Reversibility = "change the repository", "partial"
+		c.add(pl, FSWrite, here)
+		if sub == "submodule" {
+			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Dynamic: true})
+		}
+	case "push", "pull", "fetch", "clone", "ls-remote":
+		c.Verb, c.Reversibility = "talk to a remote repository", "partial"
+		host := ""
+		for _, w := range rest {
+			if u, err := url.Parse(w.Value); err == nil && u.Host != "" {
+				host = u.Hostname()
+				break
+			}
+			if h, _, ok := strings.Cut(w.Value, ":"); ok && strings.Contains(h, "@") {
+				host = h[strings.LastIndex(h, "@")+1:]
+				break
+			}
+		}
+		c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: host, Dynamic: host == ""})
+		if sub != "ls-remote" {
+			c.add(pl, FSWrite, here)
+		}
+		if sub == "push" {
+			c.Reversibility = "irreversible"
+		}
+	default:
+		// Unknown subcommands may be aliases, which can run shell commands.
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+	}
+}
+
+func onlyFlags(ws []shellparse.Word, allowed ...string) bool {
+	for _, w := range ws {
+		ok := false
+		for _, a := range allowed {
+			if w.Value == a {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,175 @@
+package shellparse
+
+import (
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Word is one argument of a simple command after the static part of shell
+// evaluation (quote removal, escapes, brace expansion, known variables).
+type Word struct {
+	// Value is the word's static value. For a dynamic word it is the source
+	// text of the word (for example "$HOME/x" or "$(pwd)"), never a guess.
+	Value string `json:"value"`
+	// Dynamic is true when the shell would compute part of the word at run
+	// time (an unknown variable, a command substitution, a glob, ...).
+	Dynamic bool `json:"dynamic,omitempty"`
+}
+
+// Redirect is one redirection of a simple command.
+type Redirect struct {
+	// Op is the operator as written: ">", ">>", "<", "&>", "&>>", ">|",
+	// "<>", "<<", "<<-", "<<<", ">&", "<&".
+	Op string `json:"op"`
+	// Fd is the explicit file descriptor, "" when none was written.
+	Fd string `json:"fd,omitempty"`
+	// Target is the file (or descriptor, for ">&" and "<&") redirected to.
+	// For here-documents and here-strings it is the body.
+	Target Word `json:"target"`
+}
+
+// Writes reports whether the redirect opens its target for writing.
+func (r Redirect) Writes() bool {
+	switch r.Op {
+	case ">", ">>", "&>", "&>>", ">|", "<>":
+		return true
+	}
+	return false
+}
+
+// Wrapper is a command that runs another command given in its arguments
+// (sudo, env, timeout, xargs, find -exec, bash -c, a nested mnemos run, ...).
+type Wrapper struct {
+	// Name is the wrapper's program name ("sudo", "find -exec", "bash -c").
+	Name string `json:"name"`
+	// Argv is the wrapper's own words, before the wrapped command.
+	Argv []string `json:"argv,omitempty"`
+}
+
+// Command is one simple command the shell would run.
+type Command struct {
+	// Argv is the command after its wrappers were peeled; Argv[0] is the
+	// program as written (possibly a path such as /bin/rm).
+	Argv []Word `json:"argv"`
+	// Assigns are the NAME=value words before the command, statically
+	// evaluated where possible.
+	Assigns []string `json:"assigns,omitempty"`
+	// Redirects in source order.
+	Redirects []Redirect `json:"redirects,omitempty"`
+	// Wrappers peeled from the outside in.
+	Wrappers []Wrapper `json:"wrappers,omitempty"`
+	// Context says where the command sits, outermost first, for example
+	// ["bash -c", "&&", "$(…)"]. Empty for a plain top-level command.
+	Context []string `json:"context,omitempty"`
+	// Dynamic is true when the program name cannot be known statically.
+	Dynamic bool `json:"dynamic,omitempty"`
+	// Notes explain anything not fully modelled (why the name is dynamic,
+	// arguments supplied at run time by xargs, ...). A command with notes is
+	// never more trusted than one without.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Name returns the base name of the program ("rm" for "/usr/bin/rm"), or ""
+// when the name is dynamic or the command is empty.
+func (c Command) Name() string {
+	if c.Dynamic || len(c.Argv) == 0 || c.Argv[0].Dynamic {
+		return ""
+	}
+	return path.Base(c.Argv[0].Value)
+}
+
+// Args returns the values of the arguments after the program name.
+func (c Command) Args() []string {
+	if len(c.Argv) < 2 {
+		return nil
+	}
+	out := make([]string, len(c.Argv)-1)
+	for i, w := range c.Argv[1:] {
+		out[i] = w.Value
+	}
+	return out
+}
+
+// Strings returns the values of all words, program name included.
+func (c Command) Strings() []string {
+	out := make([]string, len(c.Argv))
+	for i, w := range c.Argv {
+		out[i] = w.Value
+	}
+	return out
+}
+
+// HasWrapper reports whether any peeled wrapper has the given name.
+func (c Command) HasWrapper(name string) bool {
+	for _, w := range c.Wrappers {
+		if w.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// String renders the command for humans: wrappers, then argv, then
+// redirects, space separated (not a re-quotable shell string).
+func (c Command) String() string {
+	var b strings.Builder
+	for _, w := range c.Wrappers {
+		if len(w.Argv) > 0 {
+			b.WriteString(strings.Join(w.Argv, " "))
+		} else {
+			b.WriteString(w.Name)
+		}
+		b.WriteString(" ")
+	}
+	for i, w := range c.Argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w.Value)
+	}
+	for _, r := range c.Redirects {
+		b.WriteByte(' ')
+		b.WriteString(r.Fd + r.Op + r.Target.Value)
+	}
+	return b.String()
+}
+
+// Script is the result of parsing a request: every simple command found, in
+// the order the shell would meet them.
+type Script struct {
+	Commands []Command `json:"commands"`
+}
+
+// Env is what the parser may know statically about the environment: the
+// user's home directory (for ~ and $HOME) and the working directory. Other
+// variables are unknown unless assigned earlier in the same script.
+type Env struct {
+	Home string
+	Cwd  string
+	// Vars are extra variables known statically (for example USER).
+	Vars map[string]string
+}
+
+// ParseError is a script the shell would refuse; the decision is deny.
+type ParseError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *ParseError) Error() string {
+	return "line " + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col) + ": " + e.Msg
+}
+
+// Limits bound what the parser accepts. Inputs beyond them are refused with
+// an error, never truncated and then matched.
+type Limits struct {
+	MaxBytes int // total script or argv size
+	MaxArgs  int // words in one request
+	MaxDepth int // nesting of shells, substitutions and wrappers
+}
+
+// DefaultLimits are generous for real work and small enough to bound time.
+func DefaultLimits() Limits {
+	return Limits{MaxBytes: 1 << 20, MaxArgs: 100_000, MaxDepth: 64}
+}
