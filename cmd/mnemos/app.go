@@ -1,0 +1,318 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/user"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// Exit codes (design.md).
+const (
+	exitOK       = 0
+	exitApproval = 75
+	exitDenied   = 77
+	exitUsage    = 64
+	exitConfig   = 78
+	exitFailure  = 1
+)
+
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// CLI is the command line. Global flags come first.
+type CLI struct {
+	Home      string `help:"Keep configuration and state under this directory." env:"MNEMOS_HOME" placeholder:"DIR"`
+	PolicyArg string `name:"policy" help:"An extra policy file; it can only make decisions stricter than the configured policy." env:"MNEMOS_POLICY" placeholder:"FILE"`
+	Channel   string `help:"Channel the request comes through (default cli)." env:"MNEMOS_CHANNEL"`
+	Sender    string `help:"Whom the agent acts for (default: the Unix user)." env:"MNEMOS_SENDER"`
+	Session   string `help:"The agent's session id, for session-scoped grants." env:"MNEMOS_SESSION"`
+	Level     string `help:"Lower the autonomy level for this call (readonly, supervised, full); it can never raise the policy's level." env:"MNEMOS_LEVEL"`
+	Verbose   bool   `short:"v" help:"Print diagnostics on stderr."`
+
+	Init      InitCmd      `cmd:"" help:"Write the commented default policy file."`
+	Run       RunCmd       `cmd:"" help:"Decide, then run an allowed command: mnemos run -- CMD [ARG...]."`
+	Policy    PolicyCmd    `cmd:"" help:"Check commands against the policy; show the registry and table."`
+	Approvals ApprovalsCmd `cmd:"" help:"List, approve and deny pending requests."`
+	Grants    GrantsCmd    `cmd:"" help:"List and revoke standing grants."`
+	Audit     AuditCmd     `cmd:"" help:"Show and verify the audit log."`
+	Sandbox   SandboxCmd   `cmd:"" help:"Show what the kernel's sandbox can enforce."`
+	Version   VersionCmd   `cmd:"" help:"Print the version."`
+}
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// app holds what subcommands need; it is bound into kong.
+type app struct {
+	ctx    context.Context
+	cli    *CLI
+	io     stdio
+	getenv func(string) string
+	log    *slog.Logger
+	now    func() time.Time
+
+	g *gate.Gate
+}
+
+// exitError carries an exit code and, optionally, a message and hint.
+type exitError struct {
+	code      int
+	msg, hint string
+	quiet     bool // already reported
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func quietExit(code int) error { return &exitError{code: code, quiet: true} }
+
+// Main runs mnemos with args and returns the exit code.
+func Main(ctx context.Context, args []string, s stdio, getenv func(string) string) int {
+	cli := &CLI{}
+	var parseErr error
+	parser, err := kong.New(cli,
+		kong.Name("mnemos"),
+		kong.Description("mnemos stands between AI coding agents and the shell: it parses each command, decides allow, ask or deny, parks what needs a person as a pending approval, and records every step in a hash-chained audit log.\n\nExit codes: the command's own status (run), 0 allow (check), 75 approval required, 77 denied, 64 usage error, 78 configuration error."),
+		kong.UsageOnError(),
+		kong.Writers(s.out, s.err),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.Vars{"version": version},
+		kong.Resolvers(envResolver(getenv)),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(s.err, "mnemos: error: %v\n", err)
+		return exitFailure
+	}
+	code, done := func() (code int, done bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				if k, ok := r.(kongExit); ok {
+					code, done = int(k), true
+					return
+				}
+				panic(r)
+			}
+		}()
+		var kctx *kong.Context
+		kctx, parseErr = parser.Parse(args)
+		if parseErr != nil {
+			return 0, false
+		}
+		level := slog.LevelWarn
+		if cli.Verbose {
+			level = slog.LevelDebug
+		}
+		a := &app{ctx: ctx, cli: cli, io: s, getenv: getenv, now: time.Now,
+			log: slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: level}))}
+		defer a.close()
+		kctx.Bind(a)
+		return exitCodeOf(s.err, kctx.Run()), true
+	}()
+	if done {
+		return code
+	}
+	fmt.Fprintf(s.err, "mnemos: error: %v\n", parseErr)
+	fmt.Fprintf(s.err, "mnemos: hint: run `mnemos --help` for usage\n")
+	return exitUsage
+}
+
+type kongExit int
+
+// envResolver lets kong read flag environment variables through getenv
+// (kong's own env lookup reads the process environment).
+func envResolver(getenv func(string) string) kong.Resolver {
+	return kong.ResolverFunc(func(_ *kong.Context, _ *kong.Path, flag *kong.Flag) (any, error) {
+		for _, e := range flag.Envs {
+			if v := getenv(e); v != "" {
+				return v, nil
+			}
+		}
+		return nil, nil
+	})
+}
+
+// exitCodeOf maps an error to an exit code in one place and prints it.
+func exitCodeOf(w io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var xe *exitError
+	if errors.As(err, &xe) {
+		if !xe.quiet {
+			printErr(w, xe.msg, xe.hint)
+		}
+		return xe.code
+	}
+	var pe *policy.Error
+	if errors.As(err, &pe) {
+		printErr(w, pe.Error(), "fix the policy file, or check it with `mnemos policy check --dry-run -- true`")
+		return exitConfig
+	}
+	var se *gate.StateError
+	if errors.As(err, &se) {
+		printErr(w, se.Error(), "check that the state directory is readable and not locked by another program")
+		return exitConfig
+	}
+	var ae *auditError
+	if errors.As(err, &ae) {
+		printErr(w, ae.Error(), "nothing was run; check that the audit log's directory is writable")
+		return exitConfig
+	}
+	switch {
+	case errors.Is(err, approvals.ErrUnknownToken):
+		printErr(w, err.Error(), "see pending requests with `mnemos approvals list`")
+		return exitFailure
+	case errors.Is(err, approvals.ErrAlreadyResolved), errors.Is(err, approvals.ErrExpired), errors.Is(err, approvals.ErrNotRequester):
+		printErr(w, err.Error(), "")
+		return exitFailure
+	}
+	printErr(w, err.Error(), "")
+	return exitFailure
+}
+
+func printErr(w io.Writer, msg, hint string) {
+	fmt.Fprintf(w, "mnemos: error: %s\n", msg)
+	if hint != "" {
+		fmt.Fprintf(w, "mnemos: hint: %s\n", hint)
+	}
+}
+
+// auditError is an audit log that cannot be written.
+type auditError struct{ err error }
+
+func (e *auditError) Error() string { return "cannot write the audit log: " + e.err.Error() }
+func (e *auditError) Unwrap() error { return e.err }
+
+// recorder wraps the audit log so its failures map to exit 78.
+type recorder struct{ l *audit.Log }
+
+func (r recorder) Append(ctx context.Context, kind string, attrs ...slog.Attr) error {
+	if err := r.l.Append(ctx, kind, attrs...); err != nil {
+		return &auditError{err}
+	}
+	return nil
+}
+
+func (a *app) close() {
+	if a.g != nil {
+		_ = a.g.Close()
+	}
+}
+
+func (a *app) userHome() string {
+	if h := a.getenv("HOME"); h != "" {
+		return h
+	}
+	if u, err := user.Current(); err == nil {
+		return u.HomeDir
+	}
+	return ""
+}
+
+func (a *app) paths() (gate.Paths, error) {
+	p, err := gate.Locate(a.cli.Home, a.getenv, a.userHome())
+	if err != nil {
+		return p, &exitError{code: exitConfig, msg: err.Error(), hint: "set MNEMOS_HOME or HOME"}
+	}
+	return p, nil
+}
+
+// loadPolicy reads the configured policy: the user's file, or the built-in
+// default when there is none. An unreadable or invalid file is an error.
+func loadPolicy(p gate.Paths) (*policy.Policy, error) {
+	if _, err := os.Stat(p.PolicyFile); errors.Is(err, fs.ErrNotExist) {
+		return policy.Default(), nil
+	}
+	return policy.Load(p.PolicyFile)
+}
+
+// gate builds the gate once per process.
+func (a *app) gate() (*gate.Gate, error) {
+	if a.g != nil {
+		return a.g, nil
+	}
+	paths, err := a.paths()
+	if err != nil {
+		return nil, err
+	}
+	pol, err := loadPolicy(paths)
+	if err != nil {
+		return nil, err
+	}
+	var extra *policy.Policy
+	if a.cli.PolicyArg != "" {
+		extra, err = policy.Load(a.cli.PolicyArg)
+		if err != nil {
+			return nil, err
+		}
+	}
+	self := []string{"mnemos"}
+	if exe, err := os.Executable(); err == nil {
+		self = append(self, exe)
+	}
+	a.g = gate.New(gate.Config{
+		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self,
+		Now: a.now, Rand: rand.Reader, Log: a.log,
+		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
+	})
+	return a.g, nil
+}
+
+// identity is the requester (or decider): flags, then environment, then
+// cli and the Unix user.
+func (a *app) identity() approvals.Identity {
+	id := approvals.Identity{Channel: a.cli.Channel, Sender: a.cli.Sender}
+	if id.Channel == "" {
+		id.Channel = "cli"
+	}
+	if id.Sender == "" {
+		if u, err := user.Current(); err == nil {
+			id.Sender = u.Username
+		} else if v := a.getenv("USER"); v != "" {
+			id.Sender = v
+		} else {
+			id.Sender = "unknown"
+		}
+	}
+	return id
+}
+
+// request builds a gate request for argv in the current directory.
+func (a *app) request(argv []string, reason string) (gate.Request, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return gate.Request{}, fmt.Errorf("cannot read the working directory: %w", err)
+	}
+	id := a.identity()
+	req := gate.Request{Argv: argv, Cwd: cwd, Channel: id.Channel, Sender: id.Sender, Session: a.cli.Session, Reason: reason}
+	if a.cli.Level != "" {
+		l, err := policy.ParseLevel(a.cli.Level)
+		if err != nil {
+			return req, &exitError{code: exitUsage, msg: err.Error()}
+		}
+		req.Level = &l
+	}
+	return req, nil
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.ReplaceAll(s, "\r", " ")
+}

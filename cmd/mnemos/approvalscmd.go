@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/gate"
+)
+
+// ApprovalsCmd groups the approval subcommands.
+type ApprovalsCmd struct {
+	List    ApprovalsListCmd `cmd:"" help:"List pending requests (all with --all)."`
+	Show    ApprovalsShowCmd `cmd:"" help:"Show one request and its card."`
+	Approve ApproveCmd       `cmd:"" help:"Approve a pending request: its identical rerun runs once."`
+	Deny    DenyCmd          `cmd:"" help:"Reject a pending request."`
+}
+
+// ApprovalsListCmd is mnemos approvals list.
+type ApprovalsListCmd struct {
+	All   bool `help:"Include resolved and expired requests."`
+	JSON  bool `name:"json" help:"Print a JSON array."`
+	Limit int  `default:"50" help:"At most this many requests."`
+}
+
+// Run lists requests, newest first.
+func (c *ApprovalsListCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	if _, err := g.ExpireSweep(a.ctx); err != nil {
+		return err
+	}
+	st, err := g.Store(a.ctx)
+	if err != nil {
+		return err
+	}
+	list, err := st.List(a.ctx, approvals.ListOptions{IncludeResolved: c.All, Limit: c.Limit}, a.now())
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if list == nil {
+			list = []approvals.Pending{}
+		}
+		return writeJSON(a.io.out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.io.out, "no pending requests")
+		return nil
+	}
+	for _, p := range list {
+		fmt.Fprintf(a.io.out, "%s  %-8s  %s  %s:%s  %s  %s\n", p.Token, p.StatusAt(a.now()),
+			p.CreatedAt.Local().Format("2006-01-02 15:04:05"), p.Channel, p.Sender, p.CapabilityClass, oneLine(p.TargetSummary))
+	}
+	return nil
+}
+
+// ApprovalsShowCmd is mnemos approvals show.
+type ApprovalsShowCmd struct {
+	ID   string `arg:"" help:"The request id."`
+	JSON bool   `name:"json" help:"Print JSON."`
+}
+
+// Run prints one request.
+func (c *ApprovalsShowCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	st, err := g.Store(a.ctx)
+	if err != nil {
+		return err
+	}
+	p, err := st.Get(a.ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(a.io.out, p)
+	}
+	for _, l := range approvals.RenderCard(p.Card()) {
+		fmt.Fprintln(a.io.out, l)
+	}
+	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\ncommand: %s\ncwd: %s\nreason: %s\nexpires: %s\n",
+		p.Token, p.StatusAt(a.now()), p.Channel, p.Sender, strings.Join(p.Details.Argv, " "), p.Details.Cwd,
+		oneLine(p.Details.Reason), p.ExpiresAt.Local().Format(time.RFC3339))
+	return nil
+}
+
+// ApproveCmd is mnemos approvals approve.
+type ApproveCmd struct {
+	ID       string        `arg:"" help:"The request id."`
+	Remember string        `enum:",session,permanent" default:"" help:"Also stop asking: record a grant for this session or permanently (for code:exec and mail:send, an allow rule in the policy file)."`
+	For      time.Duration `help:"Limit the grant to a duration, e.g. 2h."`
+	JSON     bool          `name:"json" help:"Print JSON."`
+}
+
+// Run approves a request.
+func (c *ApproveCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	res, err := g.Approve(a.ctx, c.ID, a.identity(), gate.ApproveOptions{Remember: c.Remember, For: c.For})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(a.io.out, res)
+	}
+	fmt.Fprintf(a.io.out, "approved %s: %s\n", res.Pending.Token, strings.Join(res.Pending.Details.Argv, " "))
+	fmt.Fprintln(a.io.out, "the identical command, rerun from the same directory by the same identity, now runs once")
+	for _, gr := range res.Grants {
+		until := "until revoked"
+		if gr.ExpiresAt != nil {
+			until = "until " + gr.ExpiresAt.Local().Format("2006-01-02 15:04")
+		}
+		if gr.Session != "" {
+			until += " in session " + gr.Session
+		}
+		fmt.Fprintf(a.io.out, "grant %d: %s on %s for %s:%s, %s\n", gr.ID, gr.Capability, gr.Target, gr.Channel, gr.Sender, until)
+	}
+	if res.Rule != nil {
+		fmt.Fprintf(a.io.out, "added to %s: allow rule %q for commands starting with: %s\n", res.Rule.File, res.Rule.Name, strings.Join(res.Rule.ArgvPrefix, " "))
+		fmt.Fprintln(a.io.out, "remove it by editing that file")
+	}
+	return nil
+}
+
+// DenyCmd is mnemos approvals deny.
+type DenyCmd struct {
+	ID string `arg:"" help:"The request id."`
+}
+
+// Run rejects a request.
+func (c *DenyCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	p, err := g.Deny(a.ctx, c.ID, a.identity())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.io.out, "denied %s: %s\n", p.Token, strings.Join(p.Details.Argv, " "))
+	return nil
+}

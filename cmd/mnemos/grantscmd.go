@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// GrantsCmd groups the grant subcommands.
+type GrantsCmd struct {
+	List   GrantsListCmd `cmd:"" help:"List active grants (all with --all)."`
+	Revoke RevokeCmd     `cmd:"" help:"Revoke a grant by id."`
+}
+
+// GrantsListCmd is mnemos grants list.
+type GrantsListCmd struct {
+	All     bool   `help:"Include revoked and expired grants."`
+	Channel string `help:"Only this channel."`
+	Sender  string `help:"Only this sender."`
+	JSON    bool   `name:"json" help:"Print a JSON array."`
+}
+
+// Run lists grants, newest first.
+func (c *GrantsListCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	st, err := g.Store(a.ctx)
+	if err != nil {
+		return err
+	}
+	list, err := st.ListGrants(a.ctx, approvals.GrantFilter{Channel: c.Channel, Sender: c.Sender, IncludeRevoked: c.All}, a.now())
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if list == nil {
+			list = []policy.Grant{}
+		}
+		return writeJSON(a.io.out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.io.out, "no grants")
+		return nil
+	}
+	for _, gr := range list {
+		state := "active"
+		switch {
+		case gr.RevokedAt != nil:
+			state = "revoked"
+		case gr.ExpiresAt != nil && !gr.ExpiresAt.After(a.now()):
+			state = "expired"
+		}
+		until := "-"
+		if gr.ExpiresAt != nil {
+			until = gr.ExpiresAt.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(a.io.out, "%d  %-7s  %s:%s  %s  %s  until %s\n", gr.ID, state, gr.Channel, gr.Sender, gr.Capability, gr.Target, until)
+	}
+	return nil
+}
+
+// RevokeCmd is mnemos grants revoke.
+type RevokeCmd struct {
+	ID string `arg:"" help:"The grant id."`
+}
+
+// Run revokes a grant.
+func (c *RevokeCmd) Run(a *app) error {
+	id, err := strconv.ParseInt(c.ID, 10, 64)
+	if err != nil || id <= 0 {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("grant id %q is not a positive number", c.ID), hint: "see ids with `mnemos grants list`"}
+	}
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	gr, ok, err := g.RevokeGrant(a.ctx, id, a.identity())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("grant %d does not exist or is already revoked", id), hint: "see grants with `mnemos grants list --all`"}
+	}
+	fmt.Fprintf(a.io.out, "revoked grant %d: %s on %s\n", gr.ID, gr.Capability, gr.Target)
+	return nil
+}

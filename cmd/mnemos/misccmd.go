@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
+)
+
+// InitCmd writes the default policy file.
+type InitCmd struct {
+	Force bool `help:"Overwrite an existing policy file."`
+}
+
+// Run writes the commented default policy to the config directory.
+func (c *InitCmd) Run(a *app) error {
+	p, err := a.paths()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(p.PolicyFile); err == nil && !c.Force {
+		return &exitError{code: exitFailure, msg: "a policy file already exists at " + p.PolicyFile, hint: "edit it, or rerun with --force to replace it with the default"}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{code: exitConfig, msg: err.Error()}
+	}
+	if err := gate.WriteFileAtomic(p.PolicyFile, policy.DefaultSource(), 0o600); err != nil {
+		return &exitError{code: exitConfig, msg: "cannot write the policy: " + err.Error()}
+	}
+	fmt.Fprintf(a.io.out, "wrote %s (level: %s)\n", p.PolicyFile, policy.Default().Level)
+	return nil
+}
+
+// SandboxCmd groups the sandbox subcommands.
+type SandboxCmd struct {
+	Status SandboxStatusCmd `cmd:"" help:"Say what this kernel's Landlock can enforce."`
+}
+
+// SandboxStatusCmd is mnemos sandbox status.
+type SandboxStatusCmd struct {
+	JSON bool `name:"json" help:"Print JSON."`
+}
+
+// Run reports the kernel's Landlock support and mnemos's use of it.
+func (c *SandboxStatusCmd) Run(a *app) error {
+	s := sandbox.Probe()
+	if c.JSON {
+		return writeJSON(a.io.out, map[string]any{"landlock_abi": s.ABI, "enforced": s.Enforced, "note": s.Note(), "gaps": s.Gaps(), "error": s.Err})
+	}
+	fmt.Fprintf(a.io.out, "landlock abi: %d\nenforced: %v\n%s\n", s.ABI, s.Enforced, s.Note())
+	for _, g := range s.Gaps() {
+		fmt.Fprintf(a.io.out, "not restricted: %s\n", g)
+	}
+	return nil
+}
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run prints the version.
+func (VersionCmd) Run(a *app) error {
+	fmt.Fprintf(a.io.out, "mnemos %s\n", version)
+	return nil
+}

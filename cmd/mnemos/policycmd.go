@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// PolicyCmd groups the policy subcommands.
+type PolicyCmd struct {
+	Check    CheckCmd    `cmd:"" help:"Decide a command without running it: mnemos policy check [--json] -- CMD [ARG...]. Exit 0 allow, 75 ask, 77 deny."`
+	Registry RegistryCmd `cmd:"" help:"Print the 13 capabilities of the registry, one JSON line each."`
+	Table    TableCmd    `cmd:"" help:"Print the autonomy × capability table, one JSON line per level."`
+	Show     ShowCmd     `cmd:"" help:"Print which policy file applies and its rules."`
+}
+
+// CheckCmd is mnemos policy check.
+type CheckCmd struct {
+	JSON    bool     `name:"json" help:"Print one JSON object."`
+	DryRun  bool     `help:"Record nothing and create no pending approval."`
+	Reason  string   `help:"Why the agent would run this command (shown to vaglio's judge)."`
+	Command []string `arg:"" passthrough:"" help:"The command to check, after --."`
+}
+
+// Run prints the decision and why.
+func (c *CheckCmd) Run(a *app) error {
+	argv := c.Command
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return &exitError{code: exitUsage, msg: "no command given", hint: "mnemos policy check -- CMD [ARG...]"}
+	}
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	req, err := a.request(argv, c.Reason)
+	if err != nil {
+		return err
+	}
+	d, err := g.Decide(a.ctx, req, gate.Mode{DryRun: c.DryRun})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if err := writeJSON(a.io.out, d); err != nil {
+			return err
+		}
+	} else {
+		printDecision(a.io.out, d)
+	}
+	switch d.Outcome {
+	case policy.Allow:
+		return nil
+	case policy.Ask:
+		return quietExit(exitApproval)
+	}
+	return quietExit(exitDenied)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// printDecision renders a decision for people.
+func printDecision(w io.Writer, d gate.Decision) {
+	fmt.Fprintf(w, "decision: %s\n", d.Outcome)
+	fmt.Fprintf(w, "reason: %s\n", oneLine(d.Reason))
+	if d.BlockedBy != "" {
+		fmt.Fprintf(w, "blocked by: %s\n", d.BlockedBy)
+	}
+	fmt.Fprintf(w, "level: %s (policy: %s)\n", d.Level, d.Policy)
+	fmt.Fprintf(w, "workspace: %s\n", d.Workspace)
+	for i, c := range d.Commands {
+		fmt.Fprintf(w, "command %d: %s\n", i+1, oneLine(c.Text))
+		if len(c.Command.Context) > 0 {
+			fmt.Fprintf(w, "  inside: %s\n", strings.Join(c.Command.Context, " > "))
+		}
+		for _, wr := range c.Command.Wrappers {
+			fmt.Fprintf(w, "  wrapper: %s\n", wr.Name)
+		}
+		if c.Guard != nil {
+			fmt.Fprintf(w, "  guard: %s (%s)\n", c.Guard.Reason, c.Guard.Check)
+		}
+		if c.Policy != nil {
+			for _, acc := range c.Policy.Accesses {
+				t := acc.Target
+				if acc.Dynamic {
+					t += " (not known before it runs)"
+				}
+				line := fmt.Sprintf("  capability: %s", acc.Capability)
+				if t != "" {
+					line += " " + t
+				}
+				line += fmt.Sprintf(" [table: %s]", acc.Cell)
+				if acc.Grant != nil {
+					line += fmt.Sprintf(" [grant %d]", acc.Grant.ID)
+				}
+				fmt.Fprintln(w, line)
+			}
+			if c.Policy.Rule != nil {
+				fmt.Fprintf(w, "  rule: %s (%s, %s)\n", c.Policy.Rule.Name, c.Policy.Rule.Action, c.Policy.Rule.Pos)
+			}
+		}
+		if c.Judge != nil {
+			fmt.Fprintf(w, "  judge: %.2f %s\n", c.Judge.Score, c.Judge.Reason)
+		}
+		fmt.Fprintf(w, "  outcome: %s, decided by %s: %s\n", c.Outcome, c.DecidedBy, oneLine(c.Reason))
+	}
+	if d.Approval != nil {
+		fmt.Fprintf(w, "approval: %s; approve with: mnemos approvals approve %s\n", d.Approval.Token, d.Approval.Token)
+	}
+}
+
+// RegistryCmd prints seed 000's registry.
+type RegistryCmd struct{}
+
+// Run prints one JSON line per capability.
+func (RegistryCmd) Run(a *app) error {
+	for _, s := range policy.Registry() {
+		if err := writeJSON(a.io.out, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TableCmd prints seed 000's table.
+type TableCmd struct{}
+
+type tableLine struct {
+	Level    string            `json:"level"`
+	Outcomes map[string]string `json:"outcomes"`
+}
+
+// Run prints one JSON line per level.
+func (TableCmd) Run(a *app) error {
+	for _, l := range policy.Levels() {
+		line := tableLine{Level: l.Title(), Outcomes: map[string]string{}}
+		for _, s := range policy.Registry() {
+			line.Outcomes[string(s.Name)] = string(policy.TableCell(l, s))
+		}
+		if err := writeJSON(a.io.out, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ShowCmd prints the policy in effect.
+type ShowCmd struct {
+	JSON bool `name:"json" help:"Print JSON."`
+}
+
+// Run prints the policy's source, level and rules in evaluation order.
+func (c *ShowCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	p := g.Config().Policy
+	if c.JSON {
+		return writeJSON(a.io.out, map[string]any{"source": p.Source, "level": p.Level.String(), "shell": p.Shell, "rules": p.Rules})
+	}
+	fmt.Fprintf(a.io.out, "policy: %s\nlevel: %s\ndefaults.shell: %s\n", p.Source, p.Level, p.Shell)
+	for _, r := range p.Rules {
+		fmt.Fprintf(a.io.out, "%6d  %-5s  %s\n", r.Priority, r.Action, r.Name)
+	}
+	return nil
+}

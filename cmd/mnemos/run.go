@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// RunCmd decides and runs a command.
+type RunCmd struct {
+	Wait           bool     `help:"When approval is required, wait until the request is approved, denied or expires."`
+	RequireSandbox bool     `help:"Refuse to run when the sandbox cannot be enforced."`
+	Reason         string   `help:"Why the agent runs this command (shown to vaglio's judge)."`
+	Command        []string `arg:"" passthrough:"" help:"The command and its arguments, after --."`
+}
+
+// Run is mnemos run. stdin, stdout and stderr belong to the command; mnemos
+// speaks on stderr only.
+func (c *RunCmd) Run(a *app) error {
+	argv := c.Command
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return &exitError{code: exitUsage, msg: "no command given", hint: "mnemos run -- CMD [ARG...]"}
+	}
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	req, err := a.request(argv, c.Reason)
+	if err != nil {
+		return err
+	}
+	res, err := g.Run(a.ctx, req, gate.Stdio{Stdin: a.io.in, Stdout: a.io.out, Stderr: a.io.err}, gate.RunOptions{
+		Wait: c.Wait, RequireSandbox: c.RequireSandbox,
+		OnPending: func(d gate.Decision) {
+			printPending(a, d)
+			fmt.Fprintf(a.io.err, "mnemos: waiting for approval %s (expires %s)\n", d.Approval.Token, d.Approval.ExpiresAt.Local().Format("15:04:05"))
+		},
+	})
+	if err != nil {
+		var se *gate.SandboxError
+		if errors.As(err, &se) {
+			return &exitError{code: exitConfig, msg: se.Error(), hint: "run without --require-sandbox to accept an unconfined run"}
+		}
+		var st *gate.StartError
+		if errors.As(err, &st) {
+			return &exitError{code: res.ExitCode, msg: st.Error()}
+		}
+		return err
+	}
+	if res.Ran {
+		return quietExit(res.ExitCode)
+	}
+	d := res.Decision
+	switch d.Outcome {
+	case policy.Ask:
+		if !c.Wait {
+			printPending(a, d)
+		}
+		return quietExit(exitApproval)
+	default:
+		fmt.Fprintf(a.io.err, "mnemos: denied: %s\n", oneLine(d.Reason))
+		return quietExit(exitDenied)
+	}
+}
+
+// printPending prints the approval card and the one line saying how to
+// approve.
+func printPending(a *app, d gate.Decision) {
+	for _, l := range d.Card {
+		fmt.Fprintf(a.io.err, "mnemos: %s\n", l)
+	}
+	if d.Approval != nil {
+		fmt.Fprintf(a.io.err, "mnemos: approval required: %s; approve with: mnemos approvals approve %s\n", d.Approval.Token, d.Approval.Token)
+	}
+}
+

@@ -1,0 +1,515 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/shellparse"
+	"github.com/mnemos-dev/mnemos/vaglio"
+)
+
+// Recorder appends audit events. A failure to record is a failure of the
+// request: the gate never allows what it could not record.
+type Recorder interface {
+	Append(ctx context.Context, kind string, attrs ...slog.Attr) error
+}
+
+// Config is everything a Gate needs; nothing is read from globals.
+type Config struct {
+	Paths Paths
+	// Policy is the configured policy (the user's file or the built-in
+	// default).
+	Policy *policy.Policy
+	// Extra is a policy named by --policy or MNEMOS_POLICY. It can only make
+	// a decision stricter: both are applied and the stricter result wins.
+	Extra *policy.Policy
+	// UserHome is the user's home directory (for ~ and $HOME).
+	UserHome string
+	// SelfNames are the names and paths that invoke mnemos itself.
+	SelfNames []string
+	Now       func() time.Time
+	Rand      io.Reader
+	Audit     Recorder
+	Log       *slog.Logger
+}
+
+// Gate runs the pipeline for one process. It opens the state database only
+// when a decision needs it.
+type Gate struct {
+	cfg   Config
+	store *approvals.Store
+}
+
+// New returns a Gate. Config.Policy must be set.
+func New(cfg Config) *Gate {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Gate{cfg: cfg}
+}
+
+// Config returns the gate's configuration.
+func (g *Gate) Config() Config { return g.cfg }
+
+// Store opens the state database on first use.
+func (g *Gate) Store(ctx context.Context) (*approvals.Store, error) {
+	if g.store != nil {
+		return g.store, nil
+	}
+	var opts []approvals.Option
+	if g.cfg.Rand != nil {
+		opts = append(opts, approvals.WithRandom(g.cfg.Rand))
+	}
+	s, err := approvals.Open(ctx, g.cfg.Paths.DBFile, opts...)
+	if err != nil {
+		return nil, &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+	}
+	g.store = s
+	return s, nil
+}
+
+// Close releases the database if it was opened.
+func (g *Gate) Close() error {
+	if g.store == nil {
+		return nil
+	}
+	err := g.store.Close()
+	g.store = nil
+	return err
+}
+
+// StateError is state that cannot be read or written (exit 78).
+type StateError struct {
+	Path string
+	Err  error
+}
+
+func (e *StateError) Error() string { return fmt.Sprintf("state %s: %v", e.Path, e.Err) }
+func (e *StateError) Unwrap() error { return e.Err }
+
+// Request is what a caller asks the gate to judge or run.
+type Request struct {
+	Argv []string `json:"argv"`
+	Cwd  string   `json:"cwd"`
+	// Level, when set, lowers the policy's level for this request; a level
+	// above the policy's is ignored.
+	Level   *policy.Level `json:"-"`
+	Channel string        `json:"channel"`
+	Sender  string        `json:"sender"`
+	Session string        `json:"session,omitempty"`
+	// Reason is the agent's stated intent (given to the judge).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Identity returns the requester.
+func (r Request) Identity() approvals.Identity {
+	return approvals.Identity{Channel: r.Channel, Sender: r.Sender}
+}
+
+// Key binds approvals and tickets to this exact request.
+func (r Request) Key() string {
+	return approvals.RequestKey(approvals.KeyInput{Channel: r.Channel, Sender: r.Sender, Cwd: r.Cwd, Argv: r.Argv})
+}
+
+// CommandDecision is the verdict on one simple command.
+type CommandDecision struct {
+	Command   shellparse.Command `json:"command"`
+	Text      string             `json:"text"`
+	Outcome   policy.Outcome     `json:"outcome"`
+	BlockedBy string             `json:"blocked_by,omitempty"`
+	DecidedBy string             `json:"decided_by"`
+	Reason    string             `json:"reason"`
+	Guard     *vaglio.Hit        `json:"guard,omitempty"`
+	Policy    *policy.Result     `json:"policy,omitempty"`
+	Judge     *vaglio.Verdict    `json:"judge,omitempty"`
+}
+
+// Decision is the verdict on a whole request.
+type Decision struct {
+	Outcome   policy.Outcome    `json:"decision"`
+	Reason    string            `json:"reason"`
+	BlockedBy string            `json:"blocked_by"`
+	DecidedBy string            `json:"decided_by"`
+	Level     string            `json:"level"`
+	Policy    string            `json:"policy"`
+	Workspace string            `json:"workspace"`
+	Commands  []CommandDecision `json:"commands"`
+	// Approval is the pending request created (or reused) for an ask.
+	Approval *approvals.Pending `json:"approval,omitempty"`
+	// Ticket is the approval whose one-shot ticket this run spent.
+	Ticket string `json:"ticket,omitempty"`
+	// Card is the approval card's lines for an ask.
+	Card []string `json:"card,omitempty"`
+}
+
+// Mode says what Decide may change.
+type Mode struct {
+	// DryRun records nothing and creates no approval.
+	DryRun bool
+	// SpendTicket lets an approved one-shot ticket turn this ask into allow
+	// (mnemos run does; policy check does not).
+	SpendTicket bool
+}
+
+// Decide runs parse, guard, policy and judge over the request, combines the
+// outcomes (the strictest wins), and, unless DryRun, records the decision
+// and parks an ask as a pending approval. An error means the decision could
+// not be made or recorded; the caller must not run anything.
+func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, error) {
+	d := g.judge(ctx, req)
+	if d.err != nil {
+		return d.Decision, d.err
+	}
+	dec := d.Decision
+	if mode.SpendTicket && dec.Outcome == policy.Ask {
+		st, err := g.Store(ctx)
+		if err != nil {
+			return deny(dec, "state", err.Error()), err
+		}
+		tok, ok, err := st.SpendTicket(ctx, req.Key(), g.cfg.Now())
+		if err != nil {
+			return deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+		}
+		if ok {
+			dec.Outcome, dec.DecidedBy, dec.Ticket = policy.Allow, "ticket", tok
+			dec.Reason = "approved once: one-shot ticket of approval " + tok + " spent"
+		}
+	}
+	if mode.DryRun {
+		return dec, nil
+	}
+	if err := g.record(ctx, req, dec); err != nil {
+		return deny(dec, "audit", err.Error()), err
+	}
+	if dec.Outcome == policy.Ask {
+		if err := g.park(ctx, req, &dec); err != nil {
+			return deny(dec, "state", err.Error()), err
+		}
+	}
+	return dec, nil
+}
+
+type judged struct {
+	Decision
+	err error
+}
+
+func deny(d Decision, by, reason string) Decision {
+	d.Outcome, d.BlockedBy, d.DecidedBy, d.Reason = policy.Deny, by, by, reason
+	return d
+}
+
+// level is the effective level: the policy's, lowered by the request.
+func (g *Gate) level(req Request) policy.Level {
+	l := g.cfg.Policy.Level
+	if g.cfg.Extra != nil && g.cfg.Extra.Level < l {
+		l = g.cfg.Extra.Level
+	}
+	if req.Level != nil && *req.Level < l {
+		l = *req.Level
+	}
+	return l
+}
+
+func (g *Gate) judge(ctx context.Context, req Request) judged {
+	lvl := g.level(req)
+	src := g.cfg.Policy.Source
+	if g.cfg.Extra != nil {
+		src += " + " + g.cfg.Extra.Source
+	}
+	ws := Workspace(req.Cwd)
+	dec := Decision{Outcome: policy.Deny, Level: lvl.String(), Policy: src, Workspace: ws}
+	if len(req.Argv) == 0 {
+		return judged{deny(dec, "parse", "empty command"), nil}
+	}
+	script, err := shellparse.ParseArgv(req.Argv, shellparse.Env{Home: g.cfg.UserHome, Cwd: req.Cwd})
+	if err != nil {
+		return judged{deny(dec, "parse", "cannot parse the command: "+err.Error()), nil}
+	}
+	if len(script.Commands) == 0 {
+		return judged{deny(dec, "parse", "no command found"), nil}
+	}
+	place := placeOf(script, req.Cwd, g.cfg.UserHome)
+	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames}
+	threshold := g.cfg.Policy.JudgeThreshold
+	if g.cfg.Extra != nil && g.cfg.Extra.JudgeThreshold > threshold {
+		threshold = g.cfg.Extra.JudgeThreshold
+	}
+	judge := vaglio.Judge{Threshold: threshold}
+	grants := &lazyGrants{g: g}
+	now := g.cfg.Now()
+
+	dec.Outcome = policy.Allow
+	worst := -1
+	for _, cmd := range script.Commands {
+		cd := CommandDecision{Command: cmd, Text: cmd.String()}
+		if hit, ok := g.guardHit(guard, cmd, place); ok {
+			h := hit
+			cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Guard = policy.Deny, "guard", "guard", &h
+			cd.Reason = "guard: " + hit.Reason
+		} else {
+			in := policy.Input{Command: cmd, Place: place, Workspace: ws, Level: lvl,
+				Channel: req.Channel, Sender: req.Sender, Session: req.Session, Now: now}
+			res, err := g.cfg.Policy.Evaluate(ctx, in, grants)
+			if err != nil {
+				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
+			}
+			if g.cfg.Extra != nil {
+				extra, err := g.cfg.Extra.Evaluate(ctx, in, grants)
+				if err != nil {
+					return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
+				}
+				if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
+					extra.Reason += " (" + g.cfg.Extra.Source + ")"
+					res = extra
+				}
+			}
+			cd.Policy = &res
+			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
+			if res.Outcome != policy.Deny {
+				critical := false
+				for _, a := range res.Accesses {
+					if s, err := policy.Lookup(a.Capability); err == nil && s.Critical {
+						critical = true
+					}
+				}
+				v := judge.Judge(vaglio.Input{Intent: req.Reason, Command: cmd, Critical: critical})
+				cd.Judge = &v
+				if !v.Approved {
+					cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Reason = policy.Deny, "judge", "judge", v.Reason
+				}
+			}
+		}
+		dec.Commands = append(dec.Commands, cd)
+		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
+			worst = len(dec.Commands) - 1
+		}
+	}
+	w := dec.Commands[worst]
+	dec.Outcome, dec.BlockedBy, dec.DecidedBy = w.Outcome, w.BlockedBy, w.DecidedBy
+	dec.Reason = w.Reason
+	if len(dec.Commands) > 1 {
+		dec.Reason = fmt.Sprintf("%s: %s", w.Text, w.Reason)
+	}
+	return judged{dec, nil}
+}
+
+// guardHit checks a command against the guard from every directory the
+// script may be in when it runs.
+func (g *Gate) guardHit(guard vaglio.Guard, cmd shellparse.Command, pl policy.Place) (vaglio.Hit, bool) {
+	for _, dir := range pl.Dirs {
+		if h, ok := guard.Check(cmd, dir); ok {
+			return h, true
+		}
+	}
+	return vaglio.Hit{}, false
+}
+
+// placeOf collects the directories a script may run its commands in: the
+// working directory and every static cd target; a cd whose target is not
+// static makes relative paths unknown.
+func placeOf(s *shellparse.Script, cwd, home string) policy.Place {
+	pl := policy.Place{Dirs: []string{cwd}, Home: home}
+	seen := map[string]bool{cwd: true}
+	for _, c := range s.Commands {
+		switch c.Name() {
+		case "cd", "pushd", "popd", "chdir":
+		default:
+			continue
+		}
+		args := c.Args()
+		var target string
+		for _, a := range args {
+			if a == "--" || strings.HasPrefix(a, "-") && a != "-" {
+				continue
+			}
+			target = a
+			break
+		}
+		dyn := false
+		for _, w := range c.Argv[1:] {
+			dyn = dyn || w.Dynamic
+		}
+		switch {
+		case dyn || target == "-" || c.Name() == "popd":
+			pl.UnknownDir = true
+			continue
+		case target == "" || target == "~":
+			target = home
+		case strings.HasPrefix(target, "~/"):
+			target = home + target[1:]
+		}
+		if target == "" {
+			pl.UnknownDir = true
+			continue
+		}
+		// A relative cd may follow an earlier one: resolve against each.
+		var next []string
+		if path.IsAbs(target) {
+			next = []string{path.Clean(target)}
+		} else {
+			for _, d := range pl.Dirs {
+				next = append(next, path.Join(d, target))
+			}
+		}
+		for _, n := range next {
+			if !seen[n] {
+				seen[n] = true
+				pl.Dirs = append(pl.Dirs, n)
+			}
+		}
+	}
+	return pl
+}
+
+// lazyGrants opens the database only when the policy asks about a grant.
+type lazyGrants struct{ g *Gate }
+
+func (l *lazyGrants) CoveringGrant(ctx context.Context, channel, sender string, c policy.Capability, target, session string, now time.Time) (policy.Grant, bool, error) {
+	st, err := l.g.Store(ctx)
+	if err != nil {
+		return policy.Grant{}, false, err
+	}
+	return st.CoveringGrant(ctx, channel, sender, c, target, session, now)
+}
+
+// record writes the policy.decision event.
+func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
+	cmds := make([]any, 0, len(dec.Commands))
+	for _, c := range dec.Commands {
+		m := map[string]any{"command": c.Text, "outcome": c.Outcome.String(), "decided_by": c.DecidedBy, "reason": c.Reason}
+		if c.Policy != nil {
+			var acc []any
+			for _, a := range c.Policy.Accesses {
+				acc = append(acc, map[string]any{"capability": string(a.Capability), "target": a.Target, "cell": string(a.Cell)})
+			}
+			m["accesses"] = acc
+			if c.Policy.Rule != nil {
+				m["rule"] = c.Policy.Rule.Name
+			}
+		}
+		if c.Judge != nil {
+			m["score"] = c.Judge.Score
+		}
+		cmds = append(cmds, m)
+	}
+	attrs := []slog.Attr{
+		slog.String("decision", dec.Outcome.String()),
+		slog.String("reason", dec.Reason),
+		slog.String("blocked_by", dec.BlockedBy),
+		slog.String("decided_by", dec.DecidedBy),
+		slog.Any("argv", req.Argv),
+		slog.String("cwd", req.Cwd),
+		slog.String("level", dec.Level),
+		slog.String("policy", dec.Policy),
+		slog.String("channel", req.Channel),
+		slog.String("sender", req.Sender),
+		slog.Any("commands", cmds),
+	}
+	if req.Session != "" {
+		attrs = append(attrs, slog.String("session", req.Session))
+	}
+	if dec.Ticket != "" {
+		attrs = append(attrs, slog.String("ticket", dec.Ticket))
+	}
+	return g.cfg.Audit.Append(ctx, "policy.decision", attrs...)
+}
+
+// park creates (or reuses) the pending approval for an ask and renders its
+// card.
+func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
+	st, err := g.Store(ctx)
+	if err != nil {
+		return err
+	}
+	now := g.cfg.Now()
+	if p, ok, err := st.FindOpen(ctx, req.Key(), now); err != nil {
+		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+	} else if ok {
+		dec.Approval = &p
+		dec.Card = approvals.RenderCard(p.Card())
+		return nil
+	}
+	np := g.newPending(req, *dec)
+	p, err := st.CreatePending(ctx, np, now, g.cfg.Policy.ApprovalTTL)
+	if err != nil {
+		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+	}
+	dec.Approval = &p
+	dec.Card = approvals.RenderCard(p.Card())
+	return g.cfg.Audit.Append(ctx, "approval.requested",
+		slog.String("id", p.Token),
+		slog.String("capability_class", p.CapabilityClass),
+		slog.Any("argv", req.Argv),
+		slog.String("cwd", req.Cwd),
+		slog.String("channel", req.Channel),
+		slog.String("sender", req.Sender),
+		slog.Time("expires_at", p.ExpiresAt),
+		slog.String("reason", dec.Reason),
+	)
+}
+
+func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
+	var asking *CommandDecision
+	for i := range dec.Commands {
+		if dec.Commands[i].Outcome == policy.Ask {
+			asking = &dec.Commands[i]
+			break
+		}
+	}
+	verb, rev, class, rule := "run", "partial", "code:exec", ""
+	var accesses []approvals.Access
+	if asking != nil && asking.Policy != nil {
+		verb, rev = asking.Policy.Verb, asking.Policy.Reversibility
+		if asking.Policy.Rule != nil {
+			rule = asking.Policy.Rule.Name
+		}
+	}
+	for _, c := range dec.Commands {
+		if c.Outcome != policy.Ask || c.Policy == nil {
+			continue
+		}
+		for _, a := range c.Policy.Accesses {
+			if s, err := policy.Lookup(a.Capability); err == nil && s.DefaultApproval == policy.ApprovalNone {
+				continue
+			}
+			accesses = append(accesses, approvals.Access{Capability: a.Capability, Target: a.Target})
+		}
+	}
+	if len(accesses) > 0 {
+		a := accesses[0]
+		class = string(a.Capability)
+		if a.Target != "" && a.Capability != policy.CodeExec {
+			class += ":" + a.Target
+		}
+	}
+	summary := strings.Join(audit.RedactArgv(req.Argv), " ")
+	if len(summary) > 200 {
+		summary = summary[:197] + "..."
+	}
+	summary += " (in " + req.Cwd + ")"
+	return approvals.NewPending{
+		Channel: req.Channel, Sender: req.Sender,
+		CapabilityClass: class, ActionVerb: verb, TargetSummary: summary,
+		RequestKey: req.Key(),
+		Details: approvals.Details{
+			Argv: req.Argv, Cwd: req.Cwd, Session: req.Session, Level: dec.Level,
+			Reversibility: rev, Rule: rule, Reason: dec.Reason, Accesses: accesses,
+		},
+	}
+}
+
+// ErrNotAllowed is returned by Run when the decision is not allow.
+var ErrNotAllowed = errors.New("not allowed")

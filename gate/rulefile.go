@@ -1,0 +1,63 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// AppendAllowRule adds an argv_prefix allow rule to the user's policy file
+// (writing the default policy first when there is none). The new file is
+// validated, then replaces the old one atomically; on any error the old
+// file is untouched.
+func AppendAllowRule(file string, prefix []string, approval string, now time.Time) (AddedRule, error) {
+	src, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return AddedRule{}, fmt.Errorf("read policy: %w", err)
+	}
+	name := fmt.Sprintf("allow %s (approval %s, %s)", strings.Join(prefix, " "), approval, now.UTC().Format("2006-01-02"))
+	out, err := policy.AddAllowRule(file, src, name, prefix)
+	if err != nil {
+		return AddedRule{}, err
+	}
+	if err := WriteFileAtomic(file, out, 0o600); err != nil {
+		return AddedRule{}, err
+	}
+	return AddedRule{Name: name, ArgvPrefix: prefix, File: file}, nil
+}
+
+// WriteFileAtomic writes data to a temporary file beside file and renames
+// it into place, so readers see the old or the new content, never a part.
+func WriteFileAtomic(file string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".policy-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}

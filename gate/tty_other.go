@@ -1,0 +1,5 @@
+//go:build !linux
+
+package gate
+
+func isForeground() bool { return false }

@@ -1,0 +1,288 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// Input is one simple command to decide, with who asks and where.
+type Input struct {
+	Command   shellparse.Command
+	Place     Place
+	Workspace string
+	Level     Level
+	Channel   string
+	Sender    string
+	Session   string
+	Now       time.Time
+}
+
+// AccessResult is one access with its table cell and the grant that
+// covered it, if one was consulted and found.
+type AccessResult struct {
+	Access
+	Cell  Cell   `json:"cell"`
+	Grant *Grant `json:"grant,omitempty"`
+}
+
+// RuleRef names the rule that matched.
+type RuleRef struct {
+	Name   string  `json:"name"`
+	Action Outcome `json:"action"`
+	Pos    Pos     `json:"pos"`
+}
+
+// Decided says which stage settled a command's outcome.
+type Decided string
+
+// Stages that settle an outcome.
+const (
+	ByRule     Decided = "rule"
+	ByTable    Decided = "table"
+	ByGrant    Decided = "grant"
+	ByDefaults Decided = "defaults"
+	ByFloor    Decided = "floor"
+)
+
+// Result is the policy's outcome for one command, with its explanation.
+type Result struct {
+	Outcome       Outcome        `json:"outcome"`
+	DecidedBy     Decided        `json:"decided_by"`
+	Reason        string         `json:"reason"`
+	Rule          *RuleRef       `json:"rule,omitempty"`
+	Cell          Cell           `json:"cell"`
+	Accesses      []AccessResult `json:"accesses"`
+	Verb          string         `json:"verb"`
+	Reversibility string         `json:"reversibility"`
+}
+
+// Evaluate applies rules, the level × capability table and grants to one
+// command (design.md, "The decision model", steps 2–4). grants may be nil;
+// it is consulted only when the outcome would otherwise be ask because of
+// the table or an ask rule, so a decision settled by rules and the table
+// opens no database. A grant never lifts denied, and never covers a
+// capability whose default approval is always.
+func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (Result, error) {
+	cl := Classify(in.Command, in.Place)
+	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
+	for _, a := range cl.Accesses {
+		c := Table(in.Level, a.Capability)
+		res.Accesses = append(res.Accesses, AccessResult{Access: a, Cell: c})
+		res.Cell = stricterCell(res.Cell, c)
+	}
+	rule := p.match(in, cl)
+	if rule != nil {
+		res.Rule = &RuleRef{Name: rule.Name, Action: rule.Action, Pos: rule.Pos}
+	}
+	res.Outcome, res.DecidedBy, res.Reason = p.combine(in, cl, rule, res.Cell)
+
+	if res.Outcome == Ask && (rule == nil || rule.Action == Ask) && grants != nil {
+		covered, err := p.cover(ctx, in, res.Accesses, grants, rule != nil)
+		if err != nil {
+			return Result{Outcome: Deny, DecidedBy: ByGrant, Reason: "cannot read grants: " + err.Error()}, err
+		}
+		if covered {
+			res.Outcome, res.DecidedBy = Allow, ByGrant
+			res.Reason = "an active grant covers " + describeGrants(res.Accesses)
+		}
+	}
+	if cl.Floor.Restrictiveness() > res.Outcome.Restrictiveness() {
+		res.Outcome, res.DecidedBy, res.Reason = cl.Floor, ByFloor, cl.FloorReason
+	}
+	return res, nil
+}
+
+func stricterCell(a, b Cell) Cell {
+	rank := func(c Cell) int {
+		switch c {
+		case Allowed:
+			return 0
+		case ApprovalRequired:
+			return 1
+		}
+		return 2
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// combine is design.md's step 4 without grants.
+func (p *Policy) combine(in Input, cl Classification, rule *Rule, cell Cell) (Outcome, Decided, string) {
+	if rule != nil && rule.Action == Deny {
+		return Deny, ByRule, fmt.Sprintf("rule %q denies it", rule.Name)
+	}
+	if cell == Denied {
+		return Deny, ByTable, fmt.Sprintf("level %s does not permit %s", in.Level, deniedCaps(in.Level, cl))
+	}
+	if rule != nil && rule.Action == Ask {
+		return Ask, ByRule, fmt.Sprintf("rule %q asks first", rule.Name)
+	}
+	if rule != nil && rule.Action == Allow {
+		return Allow, ByRule, fmt.Sprintf("rule %q allows it", rule.Name)
+	}
+	if hasCap(cl, CodeExec) && p.Shell != Ask {
+		switch p.Shell {
+		case Deny:
+			return Deny, ByDefaults, "defaults.shell is deny and no rule allows this command"
+		case Allow:
+			return Allow, ByDefaults, "defaults.shell is allow"
+		}
+	}
+	if cell == Allowed {
+		return Allow, ByTable, fmt.Sprintf("level %s allows %s", in.Level, capList(cl))
+	}
+	return Ask, ByTable, fmt.Sprintf("level %s needs approval for %s", in.Level, approvalCaps(in.Level, cl))
+}
+
+// cover reports whether grants cover every access that needs approval: the
+// approval_required ones, or, under an ask rule (all), every access whose
+// capability is not approval-free.
+func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants GrantChecker, all bool) (bool, error) {
+	any := false
+	for i := range acc {
+		a := &acc[i]
+		if a.Cell == Denied {
+			return false, nil
+		}
+		spec, err := Lookup(a.Capability)
+		if err != nil {
+			return false, nil
+		}
+		if spec.DefaultApproval == ApprovalNone || (a.Cell == Allowed && !all) {
+			continue
+		}
+		if spec.DefaultApproval == ApprovalAlways || a.Dynamic || a.Target == "" {
+			return false, nil
+		}
+		g, ok, err := grants.CoveringGrant(ctx, in.Channel, in.Sender, a.Capability, a.Target, in.Session, in.Now)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, nil
+		}
+		a.Grant = &g
+		any = true
+	}
+	return any, nil
+}
+
+// match returns the first rule, in priority order, that matches.
+func (p *Policy) match(in Input, cl Classification) *Rule {
+	for i := range p.Rules {
+		if p.Rules[i].Matches(in, cl) {
+			return &p.Rules[i]
+		}
+	}
+	return nil
+}
+
+// Matches reports whether every matcher the rule sets holds for the command.
+func (r *Rule) Matches(in Input, cl Classification) bool {
+	if len(r.ArgvPrefix) > 0 && !argvHasPrefix(in.Command, r.ArgvPrefix) {
+		return false
+	}
+	if r.Capability != "" || r.InWorkspace {
+		n := 0
+		for _, a := range cl.Accesses {
+			spec, err := Lookup(a.Capability)
+			if err != nil {
+				return false
+			}
+			if spec.DefaultApproval == ApprovalNone {
+				continue
+			}
+			n++
+			if r.Capability != "" && a.Capability != r.Capability {
+				return false
+			}
+			if r.InWorkspace && (a.Dynamic || !within(in.Workspace, a.Target)) {
+				return false
+			}
+		}
+		if n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func argvHasPrefix(cmd shellparse.Command, prefix []string) bool {
+	if cmd.Dynamic || len(cmd.Argv) < len(prefix) {
+		return false
+	}
+	for i, want := range prefix {
+		w := cmd.Argv[i]
+		if w.Dynamic {
+			return false
+		}
+		got := w.Value
+		if i == 0 && !strings.Contains(want, "/") {
+			got = path.Base(got)
+		}
+		if got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// within reports whether target is dir or below it (both absolute, clean).
+func within(dir, target string) bool {
+	if dir == "" || !path.IsAbs(dir) || !path.IsAbs(target) {
+		return false
+	}
+	dir, target = path.Clean(dir), path.Clean(target)
+	return target == dir || dir == "/" || strings.HasPrefix(target, dir+"/")
+}
+
+func hasCap(cl Classification, c Capability) bool {
+	for _, a := range cl.Accesses {
+		if a.Capability == c {
+			return true
+		}
+	}
+	return false
+}
+
+func capsWhere(cl Classification, keep func(Capability) bool) string {
+	var names []string
+	seen := map[Capability]bool{}
+	for _, a := range cl.Accesses {
+		if !seen[a.Capability] && keep(a.Capability) {
+			seen[a.Capability] = true
+			names = append(names, string(a.Capability))
+		}
+	}
+	if len(names) == 0 {
+		return "this command"
+	}
+	return strings.Join(names, ", ")
+}
+
+func capList(cl Classification) string { return capsWhere(cl, func(Capability) bool { return true }) }
+
+func deniedCaps(l Level, cl Classification) string {
+	return capsWhere(cl, func(c Capability) bool { return Table(l, c) == Denied })
+}
+
+func approvalCaps(l Level, cl Classification) string {
+	return capsWhere(cl, func(c Capability) bool { return Table(l, c) == ApprovalRequired })
+}
+
+func describeGrants(acc []AccessResult) string {
+	var parts []string
+	for _, a := range acc {
+		if a.Grant != nil {
+			parts = append(parts, fmt.Sprintf("%s on %s (grant %d)", a.Capability, a.Target, a.Grant.ID))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
