@@ -412,7 +412,7 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 		slog.String("decided_by", dec.DecidedBy),
 		slog.Any("argv", req.Argv),
 		slog.String("cwd", req.Cwd),
-		slog.String("level", dec.Level),
+		slog.String("autonomy", dec.Level),
 		slog.String("policy", dec.Policy),
 		slog.String("channel", req.Channel),
 		slog.String("sender", req.Sender),

@@ -17,8 +17,8 @@ type GrantsCmd struct {
 // GrantsListCmd is mnemos grants list.
 type GrantsListCmd struct {
 	All     bool   `help:"Include revoked and expired grants."`
-	Channel string `help:"Only this channel."`
-	Sender  string `help:"Only this sender."`
+	Channel string `name:"of-channel" help:"Only grants for this channel."`
+	Sender  string `name:"of-sender" help:"Only grants for this sender."`
 	JSON    bool   `name:"json" help:"Print a JSON array."`
 }
 

@@ -1,0 +1,97 @@
+package approvals
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+func seedGrants(b *testing.B, path string) {
+	b.Helper()
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 20 {
+		if _, err := s.RecordGrant(context.Background(), key(policy.FSWrite, fmt.Sprintf("/proj%d/**", i)), GrantOptions{}, t0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// One CLI invocation's worth: open the database, ask for a grant, close.
+func BenchmarkOpenCoveringGrant(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "mnemos.db")
+	seedGrants(b, path)
+	for b.Loop() {
+		s, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj7/src/main.go", "", t0); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+		s.Close()
+	}
+}
+
+func BenchmarkCoveringGrant(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "mnemos.db")
+	seedGrants(b, path)
+	s, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for b.Loop() {
+		if _, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj7/src/main.go", "", t0); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+func BenchmarkSpendTicket(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "mnemos.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	// One approval, many tickets on it: each iteration spends one.
+	p, err := s.CreatePending(ctx, newReq("k"), t0, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	refill := func() {
+		b.StopTimer()
+		defer b.StartTimer()
+		if err := s.inTx(ctx, func(tx *sql.Tx) error {
+			for range 5000 {
+				if _, err := tx.Exec(`INSERT INTO tickets (request_key, approval_token, created_at, expires_at)
+					VALUES ('k', ?, ?, ?)`, p.Token, formatTime(t0), formatTime(t0.Add(time.Hour))); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		_, ok, err := s.SpendTicket(ctx, "k", t0.Add(time.Second))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !ok {
+			refill()
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package audit
+
+import (
+	"log/slog"
+	"path/filepath"
+	"testing"
+)
+
+// decisionAttrs is a typical policy.decision event.
+func decisionAttrs() []slog.Attr {
+	return []slog.Attr{
+		slog.String("decision", "allow"),
+		slog.String("reason", "capability fs:read allowed at level supervised"),
+		slog.String("blocked_by", ""),
+		slog.Any("argv", []string{"git", "log", "--oneline", "-n", "20", "--author=bob@example.com"}),
+		slog.String("cwd", "/home/bob/src/project"),
+		slog.String("autonomy", "supervised"),
+		slog.String("channel", "cli"),
+		slog.String("sender", "bob"),
+		slog.Any("commands", []any{map[string]any{"name": "git", "capability": "fs:read", "outcome": "allow"}}),
+	}
+}
+
+func benchmarkAppend(b *testing.B, opts Options) {
+	l := Open(filepath.Join(b.TempDir(), "audit.jsonl"), opts)
+	defer l.Close()
+	attrs := decisionAttrs()
+	for b.Loop() {
+		if err := l.Append(b.Context(), KindPolicyDecision, attrs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppend is one event on the hot path: encode and redact, lock,
+// read the last line and the anchor, write, replace the anchor.
+func BenchmarkAppend(b *testing.B) { benchmarkAppend(b, Options{}) }
+
+// BenchmarkAppendSync adds the two fsyncs of Options.Sync.
+func BenchmarkAppendSync(b *testing.B) { benchmarkAppend(b, Options{Sync: true}) }
+
+// BenchmarkEncode is Append's work before it touches the file system.
+func BenchmarkEncode(b *testing.B) {
+	attrs := decisionAttrs()
+	for b.Loop() {
+		if _, err := encodeBody(attrs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAnchor is the anchor replacement alone (temp file + rename).
+func BenchmarkAnchor(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "a.anchor")
+	for b.Loop() {
+		if err := writeAnchor(path, anchor{Count: 1, LastHash: emptyHash}, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRedactString(b *testing.B) {
+	s := `curl -sS -H "Authorization: Bearer abc.def" "https://api.example.com/v1/items?page=2&access_token=xyz" -d '{"name":"x"}'`
+	for b.Loop() {
+		RedactString(s)
+	}
+}
+
+func BenchmarkVerify1000(b *testing.B) {
+	path, _ := writeLog(b, b.TempDir(), 1000, "")
+	for b.Loop() {
+		if rep, err := Verify(path, ""); err != nil || !rep.OK {
+			b.Fatal(rep, err)
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mnemos-dev/mnemos/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mnemos": func() {
+			os.Exit(Main(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv))
+		},
+	})
+}
+
+// TestScript runs the user sessions under testdata/script.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("MNEMOS_HOME", filepath.Join(home, ".mnemos"))
+			env.Setenv("MNEMOS_SENDER", "dev")
+			env.Setenv("XDG_CONFIG_HOME", "")
+			env.Setenv("XDG_STATE_HOME", "")
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_AUTHOR_NAME", "dev")
+			env.Setenv("GIT_AUTHOR_EMAIL", "dev@example.com")
+			env.Setenv("GIT_COMMITTER_NAME", "dev")
+			env.Setenv("GIT_COMMITTER_EMAIL", "dev@example.com")
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "landlock":
+				return sandbox.Probe().ABI > 0, nil
+			case "git":
+				_, err := exec.LookPath("git")
+				return err == nil, nil
+			}
+			return false, errors.New("unknown condition " + cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exits N PROG [ARG...] runs PROG and checks its exit status.
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: exits N PROG [ARG...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				prog, err := exec.LookPath(args[1])
+				if err != nil {
+					// The script's PATH, not the test's.
+					for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+						if p := filepath.Join(dir, args[1]); fileExists(p) {
+							prog, err = p, nil
+							break
+						}
+					}
+				}
+				ts.Check(err)
+				cmd := exec.Command(prog, args[2:]...)
+				cmd.Dir = ts.MkAbs(".")
+				var env []string
+				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "TMPDIR", "GIT_CONFIG_NOSYSTEM"} {
+					env = append(env, k+"="+ts.Getenv(k))
+				}
+				cmd.Env = append(os.Environ(), env...)
+				out, _ := cmd.CombinedOutput()
+				got := cmd.ProcessState.ExitCode()
+				if ws, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); ok && ws.Signaled() {
+					got = -1
+				}
+				ts.Logf("%s", out)
+				if (got == want) == neg {
+					ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+				}
+			},
+			// edit FILE OLD NEW replaces the first OLD in FILE with NEW.
+			"edit": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: edit FILE OLD NEW")
+				}
+				f := ts.MkAbs(args[0])
+				b, err := os.ReadFile(f)
+				ts.Check(err)
+				if !strings.Contains(string(b), args[1]) {
+					ts.Fatalf("%s does not contain %q", args[0], args[1])
+				}
+				ts.Check(os.WriteFile(f, []byte(strings.Replace(string(b), args[1], args[2], 1)), 0o600))
+			},
+			// capture FILE REGEXP VAR sets VAR to the first submatch of
+			// REGEXP in the last stdout or stderr.
+			"capture": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: capture stdout|stderr REGEXP VAR")
+				}
+				re, err := regexp.Compile(args[1])
+				ts.Check(err)
+				m := re.FindStringSubmatch(ts.ReadFile(args[0]))
+				if len(m) < 2 {
+					ts.Fatalf("no match for %q in %s", args[1], args[0])
+				}
+				ts.Setenv(args[2], m[1])
+			},
+		},
+	})
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

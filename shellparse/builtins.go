@@ -1,0 +1,551 @@
+package shellparse
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// builtin applies a shell builtin that runs scripts or changes what the
+// parser knows (variables, aliases, positional parameters). It emits the
+// builtin's own command and returns false for any other name.
+func (w *walker) builtin(inv *invocation, name string) bool {
+	switch name {
+	case "eval":
+		w.evalBuiltin(inv)
+	case "source", ".":
+		file := "(none)"
+		if len(inv.args) > 1 {
+			file = inv.args[1].val
+		}
+		w.emitInv(inv, false, "file "+file+" is not followed")
+		inv.st.makeOpaque()
+	case "trap":
+		w.trapBuiltin(inv)
+	case "alias":
+		w.emitInv(inv, false)
+		for _, a := range inv.args[1:] {
+			if a.dyn {
+				continue
+			}
+			if n, v, ok := strings.Cut(a.val, "="); ok && n != "" && !strings.HasPrefix(n, "-") {
+				inv.st.defineAlias(n, v)
+			}
+		}
+	case "unalias":
+		w.emitInv(inv, false)
+		for _, a := range inv.args[1:] {
+			switch {
+			case a.dyn:
+			case a.val == "-a":
+				inv.st.aliases = nil
+			default:
+				delete(inv.st.aliases, a.val)
+			}
+		}
+	case "read":
+		w.emitInv(inv, false)
+		w.readBuiltin(inv)
+	case "mapfile", "readarray":
+		w.emitInv(inv, false)
+		i, _ := parseOpts(inv.args, optSpec{flags: "t", args: "dnOscCu"})
+		target := "MAPFILE"
+		if i < len(inv.args) {
+			target = inv.args[len(inv.args)-1].val
+			if inv.args[len(inv.args)-1].dyn {
+				inv.st.makeOpaque()
+			}
+		}
+		inv.st.forget(target)
+	case "printf":
+		w.emitInv(inv, false)
+		if len(inv.args) > 2 && !inv.args[1].dyn && inv.args[1].val == "-v" {
+			if inv.args[2].dyn {
+				inv.st.makeOpaque()
+			} else {
+				inv.st.forget(arrayBase(inv.args[2].val))
+			}
+		}
+	case "getopts":
+		w.emitInv(inv, false)
+		inv.st.forget("OPTARG")
+		inv.st.forget("OPTIND")
+		if len(inv.args) > 2 {
+			if inv.args[2].dyn {
+				inv.st.makeOpaque()
+			} else {
+				inv.st.forget(inv.args[2].val)
+			}
+		}
+	case "unset":
+		w.emitInv(inv, false)
+		w.unsetBuiltin(inv)
+	case "set":
+		w.emitInv(inv, false)
+		w.setBuiltin(inv)
+	case "shift":
+		w.emitInv(inv, false)
+		st := inv.st
+		n := 1
+		if len(inv.args) > 1 {
+			a := inv.args[1]
+			v, err := strconv.Atoi(a.val)
+			if a.dyn || err != nil || v < 0 {
+				st.posKnown, st.pos = false, nil
+				return true
+			}
+			n = v
+		}
+		if st.posKnown && n <= len(st.pos) {
+			st.pos = st.pos[n:]
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		w.emitInv(inv, false)
+		var flags []string
+		var items []declItem
+		opaque := false
+		for _, a := range inv.args[1:] {
+			opaque = opaque || addDeclWord(a, &flags, &items)
+		}
+		w.applyDecl(inv.st, name, flags, items, opaque)
+	case "let":
+		w.emitInv(inv, false)
+		for _, a := range inv.args[1:] {
+			if !a.dyn {
+				w.walkArithString(inv.st, a.val, 0)
+				if n, _, ok := strings.Cut(a.val, "="); ok {
+					inv.st.forget(arrayBase(strings.TrimRight(n, "+-*/%<>&|^")))
+				}
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func arrayBase(name string) string {
+	if i := strings.IndexByte(name, '['); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// evalBuiltin parses the joined arguments of eval as a script run in the
+// current shell.
+func (w *walker) evalBuiltin(inv *invocation) {
+	args := inv.args[1:]
+	if len(args) > 0 && !args[0].dyn && args[0].val == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		w.emitInv(inv, false)
+		return
+	}
+	script := joinFields(w, args)
+	wr := Wrapper{Name: "eval", Argv: []string{"eval"}}
+	if script.dyn {
+		w.emitInv(inv, true, "eval of a dynamic string: "+script.val)
+	}
+	w.walkScript(inv.callSt, inv, wr, "eval", script, syntax.LangBash, true)
+	if script.dyn {
+		inv.st.makeOpaque()
+	}
+	if inv.callSt != inv.st {
+		*inv.st = *merge(inv.st, inv.callSt)
+	}
+}
+
+// trapBuiltin parses the action of trap, which the shell runs later.
+func (w *walker) trapBuiltin(inv *invocation) {
+	args := inv.args[1:]
+	if len(args) > 0 && !args[0].dyn && args[0].val == "--" {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		w.emitInv(inv, false)
+		return
+	}
+	action := args[0]
+	if !action.dyn && (action.val == "-" || action.val == "" || strings.HasPrefix(action.val, "-")) {
+		w.emitInv(inv, false)
+		return
+	}
+	if action.dyn {
+		w.emitInv(inv, true, "trap action comes from "+action.val)
+	} else {
+		w.emitInv(inv, false)
+	}
+	wr := Wrapper{Name: "trap", Argv: []string{"trap"}}
+	w.walkScript(inv.st.clone(), inv, wr, "trap", action, syntax.LangBash, true)
+}
+
+// readBuiltin assigns what read gets from a static here-string or
+// here-document; otherwise its variables become unknown.
+func (w *walker) readBuiltin(inv *invocation) {
+	i, opts := parseOpts(inv.args, optSpec{flags: "ers", args: "adinNptu"})
+	st := inv.st
+	var names []string
+	for _, a := range inv.args[i:] {
+		if a.dyn {
+			st.makeOpaque()
+			return
+		}
+		names = append(names, a.val)
+	}
+	arr, isArr := optVal(opts, "-a")
+	forgetAll := func() {
+		if isArr {
+			st.forget(arr.val)
+		}
+		for _, n := range names {
+			st.forget(n)
+		}
+		if len(names) == 0 && !isArr {
+			st.forget("REPLY")
+		}
+	}
+	in := inv.stdin
+	if in == nil || in.body.dyn || in.kind == "file" || in.inherited || hasOpt(opts, "-u", "-n", "-N") {
+		forgetAll()
+		return
+	}
+	delim := "\n"
+	if d, ok := optVal(opts, "-d"); ok {
+		delim = d.val
+		if len(delim) > 1 {
+			delim = delim[:1]
+		}
+	}
+	line := in.body.val
+	if delim != "" {
+		if k := strings.Index(line, delim); k >= 0 {
+			line = line[:k]
+		}
+	}
+	if !hasOpt(opts, "-r") {
+		var b strings.Builder
+		for k := 0; k < len(line); k++ {
+			if line[k] == '\\' && k+1 < len(line) {
+				k++
+			}
+			b.WriteByte(line[k])
+		}
+		line = b.String()
+	}
+	ifsV := inv.callSt.lookup("IFS")
+	if !ifsV.known {
+		forgetAll()
+		return
+	}
+	ifs := " \t\n"
+	if ifsV.set {
+		ifs = ifsV.str
+	}
+	if isArr {
+		parts := splitRead(line, ifs, -1)
+		v := value{known: true, set: true, isArr: true, arr: parts}
+		if len(parts) > 0 {
+			v.str = parts[0]
+		}
+		st.assign(arr.val, v)
+		return
+	}
+	if len(names) == 0 {
+		st.assign("REPLY", knownString(line))
+		return
+	}
+	parts := splitRead(line, ifs, len(names))
+	for k, n := range names {
+		v := ""
+		if k < len(parts) {
+			v = parts[k]
+		}
+		st.assign(n, knownString(v))
+	}
+}
+
+// splitRead splits a line the way read does for n names (n < 0: all
+// fields): the last name gets the rest of the line.
+func splitRead(line, ifs string, n int) []string {
+	isIFS := func(c byte) bool { return strings.IndexByte(ifs, c) >= 0 }
+	isWS := func(c byte) bool { return (c == ' ' || c == '\t' || c == '\n') && isIFS(c) }
+	i := 0
+	for i < len(line) && isWS(line[i]) {
+		i++
+	}
+	var out []string
+	for i < len(line) {
+		if n > 0 && len(out) == n-1 {
+			rest := line[i:]
+			j := len(rest)
+			for j > 0 && isWS(rest[j-1]) {
+				j--
+			}
+			out = append(out, rest[:j])
+			return out
+		}
+		j := i
+		for j < len(line) && !isIFS(line[j]) {
+			j++
+		}
+		out = append(out, line[i:j])
+		i = j
+		for i < len(line) && isWS(line[i]) {
+			i++
+		}
+		if i < len(line) && isIFS(line[i]) && !isWS(line[i]) {
+			i++
+			for i < len(line) && isWS(line[i]) {
+				i++
+			}
+		}
+	}
+	return out
+}
+
+func (w *walker) unsetBuiltin(inv *invocation) {
+	st := inv.st
+	funcs := false
+	for _, a := range inv.args[1:] {
+		if a.dyn {
+			st.makeOpaque()
+			continue
+		}
+		switch a.val {
+		case "-f":
+			funcs = true
+			continue
+		case "-v", "-n":
+			continue
+		}
+		if funcs {
+			delete(st.funcs, a.val)
+			continue
+		}
+		if strings.Contains(a.val, "[") {
+			st.forget(arrayBase(a.val))
+			continue
+		}
+		if validName(a.val) {
+			old := st.lookup(a.val)
+			st.setVar(a.val, value{known: !old.attr, exported: old.exported, attr: old.attr})
+			if dynamicSpecial(a.val) {
+				st.forget(a.val)
+			}
+		}
+	}
+}
+
+func (w *walker) setBuiltin(inv *invocation) {
+	st := inv.st
+	args := inv.args[1:]
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if a.dyn {
+			st.posKnown, st.pos = false, nil
+			return
+		}
+		switch {
+		case a.val == "--":
+			st.pos, st.posKnown = append([]field(nil), args[k+1:]...), true
+			return
+		case a.val == "-o" || a.val == "+o":
+			k++
+		case strings.HasPrefix(a.val, "-") || strings.HasPrefix(a.val, "+"):
+			if a.val == "-" {
+				st.pos, st.posKnown = append([]field(nil), args[k+1:]...), true
+				return
+			}
+		default:
+			st.pos, st.posKnown = append([]field(nil), args[k:]...), true
+			return
+		}
+	}
+}
+
+// declItem is one NAME or NAME=value given to declare and friends.
+type declItem struct {
+	name string
+	val  *value
+}
+
+// addDeclWord sorts one expanded argument of declare: an option, a name
+// or an assignment. It returns true when the word is dynamic.
+func addDeclWord(f field, flags *[]string, items *[]declItem) bool {
+	if f.dyn {
+		return true
+	}
+	switch {
+	case strings.HasPrefix(f.val, "-") || strings.HasPrefix(f.val, "+"):
+		*flags = append(*flags, f.val)
+	default:
+		if n, v, ok := strings.Cut(f.val, "="); ok {
+			n = strings.TrimSuffix(n, "+")
+			if validName(n) {
+				val := knownString(v)
+				if strings.HasSuffix(strings.SplitN(f.val, "=", 2)[0], "+") {
+					val = value{}
+				}
+				*items = append(*items, declItem{name: n, val: &val})
+			} else {
+				*items = append(*items, declItem{name: arrayBase(n)})
+				return !validName(arrayBase(n))
+			}
+		} else if validName(f.val) {
+			*items = append(*items, declItem{name: f.val})
+		}
+	}
+	return false
+}
+
+// declClause walks declare, export, local, readonly, typeset and nameref.
+func (w *walker) declClause(st *state, c *syntax.DeclClause) {
+	for _, a := range c.Args {
+		w.walkAssign(st, a)
+	}
+	variant := c.Variant.Value
+	argv := []field{lit(variant)}
+	var flags []string
+	var items []declItem
+	opaque := false
+	for _, a := range c.Args {
+		switch {
+		case a.Naked && a.Name == nil:
+			fs := w.fields(st, []*syntax.Word{a.Value})
+			argv = append(argv, fs...)
+			for _, f := range fs {
+				opaque = opaque || addDeclWord(f, &flags, &items)
+			}
+		case a.Naked:
+			argv = append(argv, lit(a.Name.Value))
+			items = append(items, declItem{name: a.Name.Value})
+		default:
+			text, v, name := w.assignment(st, a)
+			argv = append(argv, text)
+			if name != "" {
+				items = append(items, declItem{name: name, val: &v})
+			}
+		}
+	}
+	w.emit(Command{Argv: fieldWords(argv)})
+	w.applyDecl(st, variant, flags, items, opaque)
+}
+
+// applyDecl records the effect of declare and friends.
+func (w *walker) applyDecl(st *state, variant string, flags []string, items []declItem, opaque bool) {
+	var minus, plus string
+	for _, f := range flags {
+		if strings.HasPrefix(f, "-") {
+			minus += f[1:]
+		} else {
+			plus += f[1:]
+		}
+	}
+	if variant == "nameref" {
+		minus += "n"
+	}
+	if strings.ContainsAny(minus, "fF") {
+		if variant == "export" || strings.Contains(minus, "x") {
+			for _, it := range items {
+				for _, d := range st.funcs[it.name].defs {
+					d.exported = true
+				}
+			}
+		}
+		return
+	}
+	local := variant == "local" ||
+		((variant == "declare" || variant == "typeset") && len(w.calls) > 0 && !strings.Contains(minus, "g"))
+	transform := strings.ContainsAny(minus, "iluAcn")
+	for _, it := range items {
+		if local {
+			w.saveLocal(st, it.name)
+		}
+		old := st.lookup(it.name)
+		v := old
+		switch {
+		case it.val != nil:
+			if old.attr || transform || dynamicSpecial(it.name) {
+				v = old.unknown()
+			} else {
+				v = *it.val
+			}
+		case local:
+			v = value{known: true}
+		}
+		if transform {
+			v = value{exported: v.exported, attr: true}
+		}
+		v.exported = old.exported || variant == "export" || strings.Contains(minus, "x")
+		if strings.Contains(plus, "x") {
+			v.exported = false
+		}
+		v.attr = v.attr || old.attr
+		st.setVar(it.name, v)
+	}
+	if opaque || strings.Contains(minus, "n") {
+		st.makeOpaque()
+	}
+}
+
+// saveLocal remembers the value a variable had before a function made it
+// local, so that it can be restored when the call returns.
+func (w *walker) saveLocal(st *state, name string) {
+	if len(w.locals) == 0 {
+		return
+	}
+	frame := w.locals[len(w.locals)-1]
+	if frame == nil {
+		frame = make(map[string]value)
+		w.locals[len(w.locals)-1] = frame
+	}
+	if _, ok := frame[name]; !ok {
+		frame[name] = st.lookup(name)
+	}
+}
+
+// mayModify reports whether walking node could change the state: it
+// decides whether a loop needs the rounds that find its steady state.
+func (w *walker) mayModify(st *state, node syntax.Node) bool {
+	found := false
+	syntax.Walk(node, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.Assign, *syntax.DeclClause, *syntax.FuncDecl, *syntax.LetClause, *syntax.WordIter:
+			found = true
+		case *syntax.BinaryArithm:
+			found = isArithAssign(n.Op)
+		case *syntax.UnaryArithm:
+			found = n.Op == syntax.Inc || n.Op == syntax.Dec
+		case *syntax.ParamExp:
+			found = n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull)
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				break
+			}
+			name, ok := simpleLit(n.Args[0])
+			if !ok {
+				found = true
+				break
+			}
+			switch name {
+			case "read", "mapfile", "readarray", "printf", "getopts", "unset", "set",
+				"shift", "export", "declare", "typeset", "local", "readonly", "alias",
+				"unalias", "eval", "source", ".", "builtin", "command", "trap", "let":
+				found = true
+			}
+			if _, ok := st.funcs[name]; ok {
+				found = true
+			}
+			if _, ok := st.aliases[name]; ok {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}

@@ -1,0 +1,619 @@
+package shellparse
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// invocation is one simple command being resolved: wrappers are peeled
+// from args until the real program remains.
+type invocation struct {
+	st     *state // the shell's state
+	callSt *state // st plus the command's own NAME=value prefixes
+	args   []field
+	// assigns are the NAME=value words of the command (and of env, sudo).
+	assigns []string
+	redirs  []Redirect
+	stdin   *stdinBody
+	wraps   []Wrapper
+	notes   []string
+	shell   bool // builtins and functions of the shell apply
+	noFunc  bool // after `command` or `builtin`: functions are skipped
+}
+
+// peel records args[:n] as a wrapper and continues with args[n:].
+func (inv *invocation) peel(name string, n int) {
+	inv.wraps = append(slices.Clip(inv.wraps), Wrapper{Name: name, Argv: fieldValues(inv.args[:n])})
+	inv.args = inv.args[n:]
+	inv.shell = false
+}
+
+// sub starts an invocation for a command run by this one (find -exec).
+func (inv *invocation) sub(args []field, wr Wrapper) *invocation {
+	return &invocation{
+		st:     inv.st,
+		callSt: inv.callSt,
+		args:   args,
+		wraps:  append(slices.Clone(inv.wraps), wr),
+	}
+}
+
+// call walks a simple command.
+func (w *walker) call(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) {
+	pipeIn := w.pipeIn
+	w.pipeIn = nil
+	if len(c.Args) > 0 && w.tryAlias(st, c, rs) {
+		return
+	}
+	for _, a := range c.Args {
+		w.walkWord(st, a)
+	}
+	for _, r := range rs {
+		w.walkRedirect(st, r)
+	}
+	for _, a := range c.Assigns {
+		w.walkAssign(st, a)
+	}
+	args := w.fields(st, c.Args)
+	redirs, stdin := w.evalRedirects(st, rs)
+	if stdin == nil {
+		stdin = pipeIn
+	}
+	if stdin == nil && w.inStdin != nil {
+		in := *w.inStdin
+		in.inherited = true
+		stdin = &in
+	}
+	var assigns []string
+	callSt := st
+	if len(c.Assigns) > 0 {
+		if len(args) > 0 {
+			callSt = st.clone()
+		}
+		for _, a := range c.Assigns {
+			text, v, name := w.assignment(callSt, a)
+			assigns = append(assigns, text.val)
+			if name == "" {
+				continue
+			}
+			if len(args) > 0 {
+				v.exported = true
+			}
+			callSt.assign(name, v)
+		}
+	}
+	if len(args) == 0 {
+		if len(redirs) > 0 {
+			w.emit(Command{Assigns: assigns, Redirects: redirs, Notes: []string{"redirection without a command"}})
+		}
+		return
+	}
+	w.run(&invocation{st: st, callSt: callSt, args: args, assigns: assigns, redirs: redirs, stdin: stdin, shell: true})
+}
+
+// assignment evaluates NAME=value; it returns the text of the word, the
+// value, and the variable name ("" when nothing known is assigned).
+func (w *walker) assignment(st *state, a *syntax.Assign) (field, value, string) {
+	if a.Name == nil {
+		f := w.literal(st, a.Value, false)
+		return f, value{}, ""
+	}
+	name := a.Name.Value
+	prefix := name
+	old := st.lookup(name)
+	if a.Index != nil {
+		n, ok := w.arith(st, a.Index, 0)
+		val := w.literal(st, a.Value, true)
+		if !ok || val.dyn || !old.known || (!old.isArr && old.set) || n < 0 || n > 1<<16 {
+			src := w.source(a)
+			return field{val: src, dyn: true, tmpl: w.marker(src)}, old.unknown(), name
+		}
+		text := name + "[" + strconv.FormatInt(n, 10) + "]=" + val.val
+		if a.Append {
+			text = name + "[" + strconv.FormatInt(n, 10) + "]+=" + val.val
+		}
+		arr := slices.Clone(old.arr)
+		for int64(len(arr)) <= n {
+			arr = append(arr, "")
+		}
+		if a.Append {
+			arr[n] += val.val
+		} else {
+			arr[n] = val.val
+		}
+		nv := value{known: true, set: true, isArr: true, arr: arr, str: arr[0], exported: old.exported}
+		return lit(text), nv, name
+	}
+	op := "="
+	if a.Append {
+		op = "+="
+	}
+	if a.Array != nil {
+		var elems []field
+		sparse := false
+		for _, e := range a.Array.Elems {
+			if e.Index != nil {
+				sparse = true
+			}
+			if e.Value != nil {
+				elems = append(elems, w.fields(st, []*syntax.Word{e.Value})...)
+			}
+		}
+		dyn := sparse
+		for _, e := range elems {
+			dyn = dyn || e.dyn
+		}
+		if dyn {
+			src := name + op + w.source(a.Array)
+			return field{val: src, dyn: true, tmpl: w.marker(src)}, old.unknown(), name
+		}
+		vals := fieldValues(elems)
+		text := lit(prefix + op + "(" + strings.Join(vals, " ") + ")")
+		if a.Append {
+			if !old.known {
+				return text, old.unknown(), name
+			}
+			base := old.arr
+			if !old.isArr && old.set {
+				base = []string{old.str}
+			}
+			vals = append(slices.Clone(base), vals...)
+		}
+		v := value{known: true, set: true, isArr: true, arr: vals}
+		if len(vals) > 0 {
+			v.str = vals[0]
+		}
+		return text, v, name
+	}
+	f := w.literal(st, a.Value, true)
+	text := field{val: prefix + op + f.val, dyn: f.dyn, tmpl: prefix + op + f.tmpl}
+	if !f.dyn {
+		text = lit(text.val)
+	}
+	if f.dyn {
+		return text, old.unknown(), name
+	}
+	if a.Append {
+		if !old.known {
+			return text, old.unknown(), name
+		}
+		if old.isArr {
+			arr := slices.Clone(old.arr)
+			if len(arr) == 0 {
+				arr = []string{""}
+			}
+			arr[0] += f.val
+			return text, value{known: true, set: true, isArr: true, arr: arr, str: arr[0]}, name
+		}
+		return text, knownString(old.str + f.val), name
+	}
+	if old.known && old.isArr {
+		arr := slices.Clone(old.arr)
+		if len(arr) == 0 {
+			arr = []string{""}
+		}
+		arr[0] = f.val
+		return text, value{known: true, set: true, isArr: true, arr: arr, str: arr[0]}, name
+	}
+	return text, knownString(f.val), name
+}
+
+// tryAlias expands an alias defined earlier in the script.
+func (w *walker) tryAlias(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) bool {
+	name, ok := simpleLit(c.Args[0])
+	if !ok || len(st.aliases) == 0 {
+		return false
+	}
+	as, ok := st.aliases[name]
+	if !ok || slices.Contains(w.aliasing, name) {
+		return false
+	}
+	w.aliasing = append(w.aliasing, name)
+	defer func() { w.aliasing = w.aliasing[:len(w.aliasing)-1] }()
+	n := w.pushCtx("alias " + name)
+	defer w.popCtx(n)
+	w.enter()
+	defer w.leave()
+
+	var outs []*state
+	for _, val := range as.vals {
+		sub := st
+		if len(as.vals) > 1 || as.none {
+			sub = st.clone()
+		}
+		f, err := parseSource(val, syntax.LangBash)
+		if err != nil {
+			pe := err.(*ParseError)
+			pe.Msg = "alias " + name + ": " + pe.Msg
+			w.fail(pe)
+		}
+		rest := &syntax.CallExpr{Assigns: c.Assigns, Args: c.Args[1:]}
+		stmts := f.Stmts
+		if len(stmts) == 0 {
+			w.call(sub, rest, rs)
+		} else {
+			w.stmts(sub, stmts[:len(stmts)-1])
+			last := stmts[len(stmts)-1]
+			lc, isCall := last.Cmd.(*syntax.CallExpr)
+			if isCall && plainStmtBut(last) && !last.Negated {
+				combined := &syntax.CallExpr{
+					Assigns: append(slices.Clone(c.Assigns), lc.Assigns...),
+					Args:    append(slices.Clone(lc.Args), c.Args[1:]...),
+				}
+				w.call(sub, combined, append(slices.Clone(last.Redirs), rs...))
+			} else {
+				w.stmt(sub, last)
+				if len(c.Args) > 1 || len(rs) > 0 {
+					w.call(sub, rest, rs)
+				}
+			}
+		}
+		outs = append(outs, sub)
+	}
+	if as.none {
+		// On some paths the alias is not defined: the word is a command.
+		sub := st.clone()
+		w.aliasing = append(w.aliasing, name)
+		w.call(sub, c, rs)
+		w.aliasing = w.aliasing[:len(w.aliasing)-1]
+		outs = append(outs, sub)
+	}
+	if len(outs) > 1 || outs[0] != st {
+		*st = *merge(outs...)
+	}
+	return true
+}
+
+// run resolves an invocation: peels wrappers, expands functions, applies
+// builtins, and emits what remains.
+func (w *walker) run(inv *invocation) {
+	depth := w.depth
+	defer func() { w.depth = depth }()
+	for {
+		w.tick()
+		w.enter()
+		if len(inv.args) == 0 {
+			w.emitInv(inv, false)
+			return
+		}
+		if inv.args[0].dyn {
+			w.runDynamic(inv)
+			return
+		}
+		if !w.step(inv) {
+			return
+		}
+	}
+}
+
+// emitInv emits the invocation as it stands.
+func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
+	c := Command{
+		Argv:      fieldWords(inv.args),
+		Assigns:   inv.assigns,
+		Redirects: inv.redirs,
+		Wrappers:  slices.Clone(inv.wraps),
+		Dynamic:   dynamic,
+	}
+	if len(inv.notes)+len(notes) > 0 {
+		c.Notes = append(slices.Clone(inv.notes), notes...)
+	}
+	w.emit(c)
+}
+
+// runDynamic handles a command whose name is only known at run time.
+func (w *walker) runDynamic(inv *invocation) {
+	a0 := inv.args[0]
+	w.emitInv(inv, true, "command name comes from "+a0.val)
+	// `$SHELL -c 'script'`: the script is parsed too.
+	if len(inv.args) >= 3 && !inv.args[1].dyn && inv.args[1].val == "-c" {
+		wr := Wrapper{Name: a0.val + " -c", Argv: fieldValues(inv.args[:2])}
+		var arg0 field
+		params := []field(nil)
+		if len(inv.args) > 3 {
+			arg0, params = inv.args[3], inv.args[4:]
+		}
+		w.shellScript(inv, wr, wr.Name, inv.args[2], arg0, len(inv.args) > 3, params, syntax.LangBash, false)
+	}
+	if inv.shell {
+		// It may be a builtin that changes anything (eval, read, source).
+		inv.st.makeOpaque()
+	}
+}
+
+// step handles the program in inv.args[0]; it returns true when it peeled
+// a wrapper and the new first word must be handled in turn.
+func (w *walker) step(inv *invocation) bool {
+	a0 := inv.args[0].val
+	if a0 == "" {
+		w.emitInv(inv, false, "empty command name")
+		return false
+	}
+	if inv.shell && !inv.noFunc {
+		if fs, ok := inv.st.funcs[a0]; ok && len(fs.defs) > 0 {
+			w.callFunc(inv, fs)
+			return false
+		}
+	}
+	if inv.shell && w.builtin(inv, a0) {
+		return false
+	}
+	name := path.Base(a0)
+	switch name {
+	case "sudo":
+		return w.peelSudo(inv)
+	case "doas":
+		return w.peelDoas(inv)
+	case "pkexec":
+		return w.peelPkexec(inv)
+	case "env":
+		return w.peelEnv(inv)
+	case "nice":
+		return w.peelSimple(inv, name, optSpec{args: "n", longArgs: []string{"adjustment"}}, 0)
+	case "ionice":
+		return w.peelIonice(inv)
+	case "timeout":
+		return w.peelSimple(inv, name, optSpec{flags: "v", args: "sk", longArgs: []string{"signal", "kill-after"}}, 1)
+	case "nohup", "setsid", "stdbuf", "time", "chroot", "taskset", "strace":
+		return w.peelOther(inv, name)
+	case "command":
+		return w.peelCommand(inv)
+	case "builtin":
+		if len(inv.args) < 2 {
+			break
+		}
+		shell := inv.shell
+		inv.peel(name, 1)
+		inv.shell, inv.noFunc = shell, true
+		return true
+	case "exec":
+		return w.peelExec(inv)
+	case "xargs":
+		return w.peelXargs(inv)
+	case "find":
+		w.runFind(inv)
+		return false
+	case "mnemos":
+		return w.peelMnemos(inv)
+	case "flock":
+		return w.peelFlock(inv)
+	case "watch":
+		return w.peelWatch(inv)
+	case "nsenter", "unshare":
+		return w.peelNamespace(inv, name)
+	case "su", "runuser":
+		return w.peelSu(inv, name)
+	case "sg":
+		return w.peelSg(inv)
+	case "script":
+		return w.peelScript(inv)
+	case "busybox":
+		if len(inv.args) >= 2 && !inv.args[1].dyn && !strings.HasPrefix(inv.args[1].val, "-") {
+			inv.peel(name, 1)
+			return true
+		}
+	case "sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "rbash", "ksh93", "lksh",
+		"pdksh", "oksh", "yash", "posh", "bosh", "fish":
+		w.runShell(inv, name)
+		return false
+	}
+	w.emitInv(inv, false)
+	return false
+}
+
+// callFunc expands a call of a function defined in the script.
+func (w *walker) callFunc(inv *invocation, fs funcSet) {
+	name := inv.args[0].val
+	if slices.Contains(w.calls, name) {
+		w.emitInv(inv, false, "recursive call of function "+name+" is not expanded")
+		return
+	}
+	if fs.none {
+		// Defined on some paths only: it may also be a program.
+		w.emitInv(inv, false)
+	}
+	savedW, savedR := w.wraps, w.redirs
+	if len(inv.wraps) > 0 {
+		w.wraps = append(slices.Clone(w.wraps), inv.wraps...)
+	}
+	if len(inv.redirs) > 0 {
+		w.redirs = append(slices.Clone(w.redirs), inv.redirs...)
+	}
+	n := w.pushCtx("function " + name)
+	w.calls = append(w.calls, name)
+	w.enter()
+	var outs []*state
+	for _, def := range fs.defs {
+		if w.dry == 0 {
+			if w.called == nil {
+				w.called = make(map[*funcDef]bool)
+			}
+			w.called[def] = true
+		}
+		sub := inv.callSt
+		if len(fs.defs) > 1 || sub == inv.st {
+			sub = sub.clone()
+		}
+		savedPos, savedKnown := sub.pos, sub.posKnown
+		sub.pos, sub.posKnown = slices.Clone(inv.args[1:]), true
+		w.locals = append(w.locals, nil)
+		w.stmt(sub, def.body)
+		frame := w.locals[len(w.locals)-1]
+		w.locals = w.locals[:len(w.locals)-1]
+		for k, old := range frame {
+			// A local variable goes back to its value from before the
+			// call, unless the local declaration did not happen.
+			if cur := sub.lookup(k); !cur.equal(old) {
+				sub.setVar(k, old.unknown())
+			} else {
+				sub.setVar(k, old)
+			}
+		}
+		sub.pos, sub.posKnown = savedPos, savedKnown
+		outs = append(outs, sub)
+	}
+	w.leave()
+	w.calls = w.calls[:len(w.calls)-1]
+	w.popCtx(n)
+	w.wraps, w.redirs = savedW, savedR
+	if fs.none {
+		outs = append(outs, inv.st.clone())
+	}
+	if inv.callSt != inv.st {
+		outs = append(outs, inv.st.clone())
+	}
+	*inv.st = *merge(outs...)
+}
+
+// shellScript parses and walks the script given to a shell (-c, eval,
+// su -c, here-documents fed to a shell, ...).
+//
+// A dynamic script makes the command dynamic; its static parts are still
+// parsed, with the run-time parts standing as dynamic words. When strict,
+// a script that does not parse fails the whole request.
+func (w *walker) shellScript(inv *invocation, wr Wrapper, ctx string, script field,
+	arg0 field, arg0Set bool, params []field, lang syntax.LangVariant, strict bool) {
+	st := inv.callSt.child()
+	st.pos, st.posKnown = params, true
+	st.arg0, st.arg0Known = arg0, arg0Set
+	if !arg0Set && len(wr.Argv) > 0 {
+		st.arg0, st.arg0Known = lit(wr.Argv[0]), true
+	}
+	w.walkScript(st, inv, wr, ctx, script, lang, strict)
+}
+
+// walkScript walks script text in st.
+func (w *walker) walkScript(st *state, inv *invocation, wr Wrapper, ctx string, script field,
+	lang syntax.LangVariant, strict bool) {
+	if script.dyn {
+		if script.tmpl == "" {
+			return
+		}
+		start := len(w.out)
+		err := w.try(func() {
+			f, err := parseSource(script.tmpl, lang)
+			if err != nil {
+				w.fail(err)
+			}
+			w.walkStmts(st, inv, wr, ctx, f.Stmts)
+		})
+		if err == nil {
+			w.fixMarkers(w.out[start:])
+		}
+		return
+	}
+	f, err := parseSource(script.val, lang)
+	if err != nil {
+		if !strict {
+			w.emitInv(inv, true, ctx+" script does not parse: "+err.Error())
+			return
+		}
+		pe := err.(*ParseError)
+		pe.Msg = ctx + ": " + pe.Msg
+		w.fail(pe)
+	}
+	w.walkStmts(st, inv, wr, ctx, f.Stmts)
+}
+
+func (w *walker) walkStmts(st *state, inv *invocation, wr Wrapper, ctx string, stmts []*syntax.Stmt) {
+	savedW, savedR := w.wraps, w.redirs
+	w.wraps = append(append(slices.Clone(w.wraps), inv.wraps...), wr)
+	if len(inv.redirs) > 0 {
+		w.redirs = append(slices.Clone(w.redirs), inv.redirs...)
+	}
+	n := w.pushCtx(ctx)
+	w.enter()
+	w.stmts(st, stmts)
+	w.leave()
+	w.popCtx(n)
+	w.wraps, w.redirs = savedW, savedR
+}
+
+// runShell handles sh, bash and the other shells.
+func (w *walker) runShell(inv *invocation, name string) {
+	args := inv.args
+	cmdMode, stdinMode := false, false
+	i := 1
+scan:
+	for i < len(args) {
+		a := args[i]
+		if a.dyn {
+			break
+		}
+		s := a.val
+		switch {
+		case s == "--" || s == "-":
+			i++
+			break scan
+		case len(s) < 2 || (s[0] != '-' && s[0] != '+'):
+			break scan
+		case strings.HasPrefix(s, "--"):
+			i++
+			if s == "--rcfile" || s == "--init-file" {
+				i++
+			}
+			continue
+		}
+		i++
+		for _, c := range s[1:] {
+			switch c {
+			case 'c':
+				cmdMode = cmdMode || s[0] == '-'
+			case 's':
+				stdinMode = true
+			case 'o', 'O':
+				i++
+			}
+		}
+	}
+	if i > len(args) {
+		i = len(args)
+	}
+	operands := args[i:]
+	lang := langFor(name)
+	strict := name != "fish"
+	if cmdMode {
+		if len(operands) == 0 {
+			w.emitInv(inv, false, name+" -c without a command string")
+			return
+		}
+		var arg0 field
+		arg0Set := len(operands) > 1
+		if arg0Set {
+			arg0 = operands[1]
+		}
+		var params []field
+		if len(operands) > 2 {
+			params = operands[2:]
+		}
+		wr := Wrapper{Name: name + " -c", Argv: fieldValues(args[:i])}
+		if operands[0].dyn {
+			w.emitInv(inv, true, "shell script comes from "+operands[0].val)
+		}
+		w.shellScript(inv, wr, name+" -c", operands[0], arg0, arg0Set, params, lang, strict)
+		return
+	}
+	if !stdinMode && len(operands) > 0 {
+		w.emitInv(inv, false, "shell runs commands from file "+operands[0].val+", which is not followed")
+		return
+	}
+	if inv.stdin == nil {
+		w.emitInv(inv, false, "shell reads commands from stdin")
+		return
+	}
+	if inv.stdin.kind == "file" {
+		w.emitInv(inv, false, "shell reads commands from file "+inv.stdin.body.val+", which is not followed")
+		return
+	}
+	note := "shell reads commands from stdin; the " + inv.stdin.kind + " is parsed"
+	if inv.stdin.body.dyn {
+		note = "shell reads commands from a dynamic " + inv.stdin.kind
+	}
+	w.emitInv(inv, inv.stdin.body.dyn, note)
+	wr := Wrapper{Name: name, Argv: fieldValues(args[:i])}
+	w.shellScript(inv, wr, inv.stdin.kind, inv.stdin.body, field{}, false, operands, lang, strict)
+}

@@ -1,0 +1,346 @@
+package shellparse
+
+import (
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// value is what the parser knows about one shell variable.
+type value struct {
+	known    bool     // the value is known statically
+	set      bool     // the variable is set (meaningful when known)
+	str      string   // scalar value, or element 0 of an indexed array
+	arr      []string // elements of an indexed array (isArr)
+	isArr    bool     // indexed array
+	exported bool     // passed to child processes
+	attr     bool     // declared with a transforming attribute (-i, -l, -u, -c, -A, -n)
+}
+
+func (v value) equal(o value) bool {
+	return v.known == o.known && v.set == o.set && v.str == o.str &&
+		v.isArr == o.isArr && slices.Equal(v.arr, o.arr) &&
+		v.exported == o.exported && v.attr == o.attr
+}
+
+// unknownValue keeps the flags of v but forgets its contents.
+func (v value) unknown() value {
+	return value{exported: v.exported, attr: v.attr}
+}
+
+func knownString(s string) value { return value{known: true, set: true, str: s} }
+
+// funcDef is a function definition met in a script.
+type funcDef struct {
+	name    string
+	body    *syntax.Stmt
+	exported bool // export -f: child shells may call it
+}
+
+// funcSet is what a name may refer to as a function: one of defs, or (none)
+// no function at all, when the definition happened on some paths only.
+type funcSet struct {
+	defs []*funcDef
+	none bool
+}
+
+func (f funcSet) equal(o funcSet) bool { return f.none == o.none && slices.Equal(f.defs, o.defs) }
+
+// aliasSet is the same for aliases.
+type aliasSet struct {
+	vals []string
+	none bool
+}
+
+func (a aliasSet) equal(o aliasSet) bool { return a.none == o.none && slices.Equal(a.vals, o.vals) }
+
+// state is what the parser knows about one shell at one point of a script.
+// States are values: branches work on clones which are merged afterwards.
+type state struct {
+	env     *Env
+	vars    map[string]value
+	opaque  bool // something changed variables in a way not modelled: unset names are unknown
+	funcs   map[string]funcSet
+	aliases map[string]aliasSet
+	// Positional parameters $1..., known when posKnown; $0 when arg0Known.
+	pos       []field
+	posKnown  bool
+	arg0      field
+	arg0Known bool
+}
+
+func newState(env *Env) *state {
+	return &state{env: env}
+}
+
+func (st *state) clone() *state {
+	c := *st
+	if len(st.vars) > 0 {
+		c.vars = make(map[string]value, len(st.vars))
+		for k, v := range st.vars {
+			c.vars[k] = v
+		}
+	} else {
+		c.vars = nil
+	}
+	if len(st.funcs) > 0 {
+		c.funcs = make(map[string]funcSet, len(st.funcs))
+		for k, v := range st.funcs {
+			c.funcs[k] = v
+		}
+	} else {
+		c.funcs = nil
+	}
+	if len(st.aliases) > 0 {
+		c.aliases = make(map[string]aliasSet, len(st.aliases))
+		for k, v := range st.aliases {
+			c.aliases[k] = v
+		}
+	} else {
+		c.aliases = nil
+	}
+	return &c
+}
+
+// child is the state a new shell process starts with: exported variables
+// only, no functions and no aliases.
+func (st *state) child() *state {
+	c := &state{env: st.env, opaque: st.opaque}
+	for k, v := range st.vars {
+		if v.exported {
+			c.setVar(k, v)
+		} else {
+			// Assigned in the script but not exported: the child sees
+			// either the new value (the name came from the environment)
+			// or nothing. Either way it is not known.
+			c.setVar(k, value{})
+		}
+	}
+	return c
+}
+
+func (st *state) setVar(name string, v value) {
+	if st.vars == nil {
+		st.vars = make(map[string]value)
+	}
+	st.vars[name] = v
+}
+
+// lookup returns what is known about a variable.
+func (st *state) lookup(name string) value {
+	if v, ok := st.vars[name]; ok {
+		return v
+	}
+	if st.opaque {
+		return value{}
+	}
+	switch name {
+	case "HOME":
+		if st.env.Home != "" {
+			return value{known: true, set: true, str: st.env.Home, exported: true}
+		}
+		return value{}
+	case "IFS":
+		// Shells do not take IFS from the environment.
+		return value{known: true}
+	}
+	if s, ok := st.env.Vars[name]; ok {
+		return value{known: true, set: true, str: s, exported: true}
+	}
+	return value{}
+}
+
+// dynamicSpecial lists variables the shell itself changes as it runs.
+func dynamicSpecial(name string) bool {
+	switch name {
+	case "RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "EPOCHSECONDS",
+		"EPOCHREALTIME", "PWD", "OLDPWD", "REPLY", "BASH_REMATCH", "PIPESTATUS",
+		"OPTIND", "OPTARG", "BASH_COMMAND", "FUNCNAME", "BASH_SOURCE",
+		"BASH_LINENO", "COLUMNS", "LINES", "HISTCMD", "UID", "EUID", "PPID",
+		"BASHOPTS", "SHELLOPTS", "GROUPS", "HOSTNAME", "MAPFILE", "COPROC":
+		return true
+	}
+	return false
+}
+
+// assign records NAME=v, honouring attributes that transform values.
+func (st *state) assign(name string, v value) {
+	old := st.lookup(name)
+	v.exported = v.exported || old.exported
+	if old.attr || dynamicSpecial(name) {
+		v = value{exported: v.exported, attr: old.attr}
+	}
+	st.setVar(name, v)
+}
+
+// forget makes a variable unknown.
+func (st *state) forget(name string) {
+	old := st.lookup(name)
+	st.setVar(name, old.unknown())
+}
+
+func (st *state) defineFunc(d *funcDef) {
+	if st.funcs == nil {
+		st.funcs = make(map[string]funcSet)
+	}
+	st.funcs[d.name] = funcSet{defs: []*funcDef{d}}
+}
+
+func (st *state) defineAlias(name, val string) {
+	if st.aliases == nil {
+		st.aliases = make(map[string]aliasSet)
+	}
+	st.aliases[name] = aliasSet{vals: []string{val}}
+}
+
+// makeOpaque forgets every variable.
+func (st *state) makeOpaque() {
+	for k, v := range st.vars {
+		st.vars[k] = v.unknown()
+	}
+	st.opaque = true
+	st.posKnown = false
+	st.pos = nil
+}
+
+func (st *state) equal(o *state) bool {
+	if st.opaque != o.opaque || st.posKnown != o.posKnown || st.arg0Known != o.arg0Known {
+		return false
+	}
+	if st.posKnown && !slices.Equal(st.pos, o.pos) {
+		return false
+	}
+	if st.arg0Known && st.arg0 != o.arg0 {
+		return false
+	}
+	if len(st.vars) != len(o.vars) || len(st.funcs) != len(o.funcs) || len(st.aliases) != len(o.aliases) {
+		return false
+	}
+	for k, v := range st.vars {
+		ov, ok := o.vars[k]
+		if !ok || !v.equal(ov) {
+			return false
+		}
+	}
+	for k, v := range st.funcs {
+		ov, ok := o.funcs[k]
+		if !ok || !v.equal(ov) {
+			return false
+		}
+	}
+	for k, v := range st.aliases {
+		ov, ok := o.aliases[k]
+		if !ok || !v.equal(ov) {
+			return false
+		}
+	}
+	return true
+}
+
+// merge joins the states of alternative paths: what differs between them
+// becomes unknown (variables) or a set of possibilities (functions, aliases).
+func merge(outs ...*state) *state {
+	first := outs[0]
+	res := &state{env: first.env}
+	for _, o := range outs {
+		res.opaque = res.opaque || o.opaque
+	}
+	names := map[string]bool{}
+	for _, o := range outs {
+		for k := range o.vars {
+			names[k] = true
+		}
+	}
+	for k := range names {
+		v := first.lookup(k)
+		same := true
+		exported := v.exported
+		attr := v.attr
+		for _, o := range outs[1:] {
+			ov := o.lookup(k)
+			exported = exported || ov.exported
+			attr = attr || ov.attr
+			if !ov.equal(v) {
+				same = false
+			}
+		}
+		if !same {
+			v = value{exported: exported, attr: attr}
+		}
+		res.setVar(k, v)
+	}
+
+	fnames := map[string]bool{}
+	for _, o := range outs {
+		for k := range o.funcs {
+			fnames[k] = true
+		}
+	}
+	for k := range fnames {
+		var fs funcSet
+		for _, o := range outs {
+			f, ok := o.funcs[k]
+			if !ok {
+				fs.none = true
+				continue
+			}
+			fs.none = fs.none || f.none
+			for _, d := range f.defs {
+				if !slices.Contains(fs.defs, d) {
+					fs.defs = append(fs.defs, d)
+				}
+			}
+		}
+		if res.funcs == nil {
+			res.funcs = make(map[string]funcSet)
+		}
+		res.funcs[k] = fs
+	}
+
+	anames := map[string]bool{}
+	for _, o := range outs {
+		for k := range o.aliases {
+			anames[k] = true
+		}
+	}
+	for k := range anames {
+		var as aliasSet
+		for _, o := range outs {
+			a, ok := o.aliases[k]
+			if !ok {
+				as.none = true
+				continue
+			}
+			as.none = as.none || a.none
+			for _, v := range a.vals {
+				if !slices.Contains(as.vals, v) {
+					as.vals = append(as.vals, v)
+				}
+			}
+		}
+		if res.aliases == nil {
+			res.aliases = make(map[string]aliasSet)
+		}
+		res.aliases[k] = as
+	}
+
+	res.posKnown = !res.opaque
+	res.pos = first.pos
+	res.arg0Known = true
+	res.arg0 = first.arg0
+	for _, o := range outs {
+		if !o.posKnown || !slices.Equal(o.pos, first.pos) {
+			res.posKnown = false
+		}
+		if !o.arg0Known || o.arg0 != first.arg0 {
+			res.arg0Known = false
+		}
+	}
+	if !res.posKnown {
+		res.pos = nil
+	}
+	if !res.arg0Known {
+		res.arg0 = field{}
+	}
+	return res
+}

@@ -1,0 +1,324 @@
+package vaglio
+
+import (
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// What the guard knows about programs. Unknown programs get the
+// conservative treatment: every word may be a file, and the program may
+// write to any file it names.
+
+// role is what an argument is to its program.
+type role uint8
+
+const (
+	rolePath role = iota // may name a file: checked whole and for paths inside it
+	roleText             // data, never opened (echo's words, a commit message, a grep pattern)
+	roleMeta             // a file whose name and metadata, not content, are used (ls, stat)
+)
+
+// isPrinter reports programs whose arguments are only printed or compared.
+func isPrinter(name string) bool {
+	switch name {
+	case "echo", "printf", "true", "false", ":", "yes", "sleep", "basename", "dirname":
+		return true
+	}
+	return false
+}
+
+// isNameLookup reports programs whose arguments are command or topic names.
+// man is one of them, except that man opens an argument holding a "/".
+func isNameLookup(name string) bool {
+	switch name {
+	case "which", "type", "whatis", "apropos", "whereis", "help", "hash", "man":
+		return true
+	}
+	return false
+}
+
+// isMetadata reports programs that look at names and metadata only: they
+// never open a file's content. Their options are still scanned (du
+// --files0-from=F reads F).
+func isMetadata(name string) bool {
+	switch name {
+	case "ls", "dir", "vdir", "stat", "test", "[", "[[", "cd", "pushd", "realpath", "readlink", "du":
+		return true
+	}
+	return false
+}
+
+// isReader reports programs that never change a file they are given: they
+// may read the policy file, and read public keys under ~/.ssh.
+func isReader(name string, args []shellparse.Word) bool {
+	if isPrinter(name) || isNameLookup(name) || isMetadata(name) {
+		return true
+	}
+	switch name {
+	case "cat", "tac", "less", "more", "most", "head", "tail", "wc", "diff", "cmp", "file", "nl", "od",
+		"hexdump", "strings", "jq", "bat", "batcat", "zcat", "zless",
+		"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack",
+		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum":
+		return true
+	case "find":
+		for _, a := range args {
+			switch a.Value {
+			case "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isGrepLike reports the search programs whose first operand (or -e value)
+// is a pattern.
+func isGrepLike(name string) bool {
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "rg", "ag", "ack":
+		return true
+	}
+	return false
+}
+
+// argRoles returns the role of each argument (argv without the program
+// name). A nil result means every argument is a possible path.
+func argRoles(name string, argv []shellparse.Word) []role {
+	if len(argv) < 2 {
+		return nil
+	}
+	args := argv[1:]
+	switch {
+	case isPrinter(name):
+		return fill(len(args), roleText)
+	case isNameLookup(name):
+		roles := fill(len(args), roleText)
+		if name == "man" {
+			for i, a := range args {
+				if strings.Contains(a.Value, "/") {
+					roles[i] = rolePath
+				}
+			}
+		}
+		return roles
+	case name == "command":
+		if v := args[0].Value; v == "-v" || v == "-V" {
+			return fill(len(args), roleText)
+		}
+		return nil
+	case isMetadata(name):
+		roles := make([]role, len(args))
+		for i, a := range args {
+			if !strings.HasPrefix(a.Value, "-") || a.Value == "-" {
+				roles[i] = roleMeta
+			}
+		}
+		return roles
+	case isGrepLike(name):
+		return grepRoles(name, args)
+	case name == "git":
+		return gitRoles(args)
+	}
+	return nil
+}
+
+func fill(n int, r role) []role {
+	out := make([]role, n)
+	for i := range out {
+		out[i] = r
+	}
+	return out
+}
+
+// grepRoles marks the search pattern of grep and its relatives as text:
+// the values of -e/--regexp, or else the first operand. The value of
+// -f/--file is a file and stays a path.
+func grepRoles(name string, args []shellparse.Word) []role {
+	roles := make([]role, len(args))
+	shortValues := "ABCDdefm"
+	if name == "rg" {
+		shortValues = "ABCEdefgjMmrtT"
+	}
+	explicit := false
+	first := -1
+	endOpts := false
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if endOpts || v == "-" || !strings.HasPrefix(v, "-") {
+			if first < 0 {
+				first = i
+			}
+			continue
+		}
+		if v == "--" {
+			endOpts = true
+			continue
+		}
+		if long, ok := strings.CutPrefix(v, "--"); ok {
+			opt, _, hasValue := strings.Cut(long, "=")
+			switch kind := grepLongKind(name, opt); {
+			case kind == 'e':
+				explicit = true
+				if hasValue {
+					roles[i] = roleText
+				} else if i+1 < len(args) {
+					i++
+					roles[i] = roleText
+				}
+			case kind == 'f':
+				explicit = true
+				if !hasValue {
+					i++
+				}
+			case kind == 'v' && !hasValue:
+				i++
+			}
+			continue
+		}
+		for k := 1; k < len(v); k++ {
+			c := v[k]
+			if !strings.ContainsRune(shortValues, rune(c)) {
+				continue
+			}
+			attached := k+1 < len(v)
+			switch c {
+			case 'e':
+				explicit = true
+				if attached {
+					roles[i] = roleText
+				} else if i+1 < len(args) {
+					i++
+					roles[i] = roleText
+				}
+			case 'f':
+				explicit = true
+				if !attached {
+					i++
+				}
+			default:
+				if !attached {
+					i++
+				}
+			}
+			break
+		}
+	}
+	if !explicit && first >= 0 {
+		roles[first] = roleText
+	}
+	return roles
+}
+
+// grepLongKind classifies a long option of a search program: 'e' a pattern,
+// 'f' a pattern file, 'v' another option taking a value, 0 none.
+func grepLongKind(name, opt string) byte {
+	switch opt {
+	case "regexp":
+		return 'e'
+	case "file":
+		return 'f'
+	case "after-context", "before-context", "context", "max-count", "include", "exclude", "exclude-dir",
+		"exclude-from", "label", "devices", "directories", "binary-files", "group-separator":
+		return 'v'
+	}
+	if name == "rg" {
+		switch opt {
+		case "glob", "iglob", "type", "type-not", "type-add", "type-clear", "max-columns", "replace",
+			"threads", "max-depth", "max-filesize", "encoding", "sort", "sortr", "pre", "pre-glob",
+			"colors", "color", "ignore-file", "path-separator", "context-separator",
+			"field-match-separator", "field-context-separator", "engine", "dfa-size-limit", "regex-size-limit":
+			return 'v'
+		}
+	}
+	return 0
+}
+
+// gitRoles marks a message given with -m/--message to the git subcommands
+// that take one as text. Everything else stays a possible path.
+func gitRoles(args []shellparse.Word) []role {
+	roles := make([]role, len(args))
+	sub := -1
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(v, "-") {
+			sub = i
+			break
+		}
+	}
+	if sub < 0 {
+		return nil
+	}
+	switch args[sub].Value {
+	case "commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick":
+	default:
+		return nil
+	}
+	for i := sub + 1; i < len(args); i++ {
+		v := args[i].Value
+		if v == "--" {
+			break
+		}
+		if long, ok := strings.CutPrefix(v, "--"); ok {
+			opt, _, hasValue := strings.Cut(long, "=")
+			if opt == "message" {
+				if hasValue {
+					roles[i] = roleText
+				} else if i+1 < len(args) {
+					i++
+					roles[i] = roleText
+				}
+			}
+			continue
+		}
+		if !strings.HasPrefix(v, "-") || len(v) < 2 {
+			continue
+		}
+		if k := strings.IndexByte(v, 'm'); k > 0 && onlyLetters(v[1:k]) {
+			if k+1 < len(v) {
+				roles[i] = roleText
+			} else if i+1 < len(args) {
+				i++
+				roles[i] = roleText
+			}
+		}
+	}
+	return roles
+}
+
+func onlyLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// isWrapperProgram reports programs that run another command given in their
+// arguments. The parser peels these; when one reaches the guard unpeeled,
+// the guard also judges every command the arguments could start.
+func isWrapperProgram(name string) bool {
+	switch name {
+	case "sudo", "doas", "env", "nice", "nohup", "time", "timeout", "stdbuf", "ionice", "chrt", "taskset",
+		"setsid", "command", "builtin", "exec", "xargs", "unbuffer", "watch", "strace", "ltrace", "flock",
+		"chroot", "runuser", "busybox", "systemd-run", "nsenter", "unshare", "firejail", "torsocks", "proxychains":
+		return true
+	}
+	return false
+}
+
+// isShell reports the shells whose -c argument is a script (parsed into
+// commands of its own, so not scanned again as a wrapper word).
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "su":
+		return true
+	}
+	return false
+}

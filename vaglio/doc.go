@@ -1,0 +1,87 @@
+// Package vaglio is the mandatory checkpoint between a proposed command and
+// its execution. The word is Italian for sifting, scrutiny: what passes
+// through the vaglio has been sieved.
+//
+// It works in two phases, kept apart on purpose. Phase 1, the [Guard], is
+// binary: a short list of things no request may do — touch secrets and
+// system internals (forbidden paths), destroy what cannot be restored
+// (irrecoverable commands), or change mnemos itself (self-tampering). A hit
+// is a denial; no rule, grant, level, approval or score overrides it, and
+// the Guard has no field that could loosen it. Phase 2, the [Judge], is
+// graded: a score in [0,1] for how well the command fits the agent's
+// stated intent, compared with a threshold. Keeping the two apart means a
+// judge that is convinced the user "really wanted" a cleanup never gets to
+// argue with the guard about deleting /etc.
+//
+// # The guard
+//
+// The guard reads parsed commands ([shellparse.Command]), not command-line
+// text. It looks at the program's base name (/bin/rm, /usr/bin/rm and ./rm
+// are all rm), its options, every argument, every redirect target,
+// assignment values and the argv of the wrappers the parser peeled (sudo,
+// env, ...); the rules apply to the peeled command whatever wrapped it.
+// Before a word is matched, a leading "~", "~/", "$HOME" or "${HOME}" is
+// expanded with [Guard.Home], the word is made absolute against the working
+// directory and cleaned, so /etc/../etc/shadow and //etc///shadow are
+// /etc/shadow. Paths written inside a word count too ("--key-file=/root/k",
+// "if=/dev/sda", "open('/home/u/.ssh/id_rsa')"). Symbolic links are not
+// followed: the sandbox is the layer that sees the real file system.
+//
+// Only words a program may use as files count. echo's and printf's words, a
+// git commit message and a grep pattern are data, so mentioning /etc/shadow
+// in them is not a hit; ls and stat look at names and metadata only, so
+// listing ~/.ssh is not a hit either. An unknown program gets no such
+// benefit: every one of its words may be a file.
+//
+// A word computed at run time ($X, $(cmd)) is not known, and never makes a
+// hit by itself; but what its static prefix already fixes does
+// ("~/.ssh/$X" is inside ~/.ssh), and a glob hits when it could match a
+// forbidden path ("/et?/shad*", "~/.ssh/*"), following the shell's rule
+// that a glob reaches a dot file only when it starts with a dot.
+//
+// Decisions worth knowing:
+//   - Any directory named .ssh, .gnupg, and the credential files (.aws/credentials,
+//     .config/*/credentials*, .netrc, .docker/config.json, .kube/config,
+//     .git-credentials, .pgpass, .env and .env.* but not .env.example,
+//     .env.sample, .env.template) are forbidden wherever they are, not only
+//     in the user's home. Programs that only read may read *.pub and
+//     known_hosts under .ssh; any other use (write, copy, chmod) is a hit.
+//   - /root and below is forbidden unless the user's home is /root (or
+//     inside it): then the home rules apply to it instead.
+//   - /proc itself, every /proc/<pid>, /proc/self and /proc/thread-self are
+//     forbidden (environ, mem, and root/ which reaches the whole file
+//     system); system-wide files such as /proc/cpuinfo are not.
+//   - A fork bomb is a command that calls the function it sits in from a
+//     pipeline, the background, a subshell or a substitution inside that
+//     function's body. A plain recursive call is not a guard matter.
+//   - An empty Home is an unknown home: "~" still names a home directory,
+//     so "rm -rf ~" is still a hit. An empty or relative working directory
+//     is taken as "/".
+//   - "mnemos" is always a self name; read-only subcommands (policy check,
+//     explain, registry, table, lint, test; approvals list, show; grants
+//     list; audit tail, verify; sandbox status; version; help) pass, every
+//     other subcommand, known or not, is self-tampering.
+//
+// # The judge
+//
+// The rule-based judge ("rule-based-v1", seed 003 ch. 4) starts at 0.70,
+// adds 0.10 when the intent mentions a token of three or more letters of
+// the program name, subtracts 0.20 when an argument holds ".." and "/"
+// (possible path traversal), subtracts 0.10 for a shape anomaly (an
+// assignment name that is not an identifier, a control character in a
+// word), adds 0.05 for a non-critical command, and clamps to [0,1]. Below
+// the threshold (default 0.30) the verdict is a denial blocked by the judge.
+// Its reasons name the adjustments and never quote arguments.
+//
+// # The log
+//
+// [AppendLog] writes one JSON line per verdict to a monthly file. A record
+// keeps option names, never values or paths; the intent is kept redacted
+// (every word of the command replaced, credentials and opaque tokens
+// removed) and cut to 200 characters, because an agent may repeat a secret
+// in its explanation.
+//
+// What vaglio never does: run commands, open the network or a database,
+// read the file system to decide (only the log is written), consult the
+// policy, or let any input loosen the guard.
+package vaglio

@@ -1,0 +1,175 @@
+package vaglio
+
+import (
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// The forbidden-path check: secrets and system internals the gated command
+// may not touch at all. A word counts when the program may use it as a file
+// (any word of an unknown program, the operands of a known one, every
+// redirect target, assignment values, wrapper options); a word a program
+// only prints or matches against (echo's words, a commit message, a grep
+// pattern) does not.
+
+func forbiddenHit(r pathRule, what, word string) Hit {
+	return Hit{
+		Check:   CheckForbiddenPath,
+		Pattern: r.pattern,
+		Word:    word,
+		Reason:  what + " on " + quote(word) + " (forbidden path " + r.pattern + ": " + r.why + ")",
+	}
+}
+
+// forbiddenRule returns the first rule a candidate breaks. reading says the
+// access only reads, which lets public keys under ~/.ssh through.
+func (c *checker) forbiddenRule(cd candidate, reading bool) (pathRule, bool) {
+	if !mayBeForbidden(cd) {
+		return pathRule{}, false
+	}
+	rules := forbiddenRules()
+	for i := range rules {
+		r := &rules[i]
+		if r.notRootHome && !c.rootForbidden {
+			continue
+		}
+		if !matchRule(r.pattern, r.except, cd, false) {
+			continue
+		}
+		if r.publicSSH && reading && publicSSHFile(cd) {
+			continue
+		}
+		return *r, true
+	}
+	devices := deviceRules()
+	for i := range devices {
+		if matchRule(devices[i].pattern, "", cd, false) {
+			return devices[i], true
+		}
+	}
+	return pathRule{}, false
+}
+
+// mayBeForbidden is a quick filter in front of the rule tables: every
+// anchored rule starts with one of a few top-level directories, and every
+// floating rule with a dot name, so a literal path with neither cannot
+// match. TestForbiddenRulesShape keeps the tables within this filter.
+func mayBeForbidden(cd candidate) bool {
+	if cd.glob || len(cd.elems) == 0 {
+		return true
+	}
+	switch cd.elems[0] {
+	case "etc", "root", "boot", "sys", "proc", "dev":
+		return true
+	}
+	for _, e := range cd.elems {
+		if len(e) > 0 && e[0] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// scan emits a hit for the first forbidden candidate among cands.
+func (c *checker) scan(cands []candidate, what string, reading bool, emit emitFunc) bool {
+	for _, cd := range cands {
+		if r, ok := c.forbiddenRule(cd, reading); ok {
+			return emit(forbiddenHit(r, what, cd.word))
+		}
+	}
+	return true
+}
+
+func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
+	var buf []candidate
+	name := cmd.Name()
+	what := name
+	if what == "" {
+		what = "a dynamic program"
+	}
+	if len(cmd.Argv) > 0 {
+		// The program itself, when given as a path.
+		if p := cmd.Argv[0]; strings.Contains(p.Value, "/") {
+			if !c.scan(c.r.wordCandidates(p, buf[:0]), "program", false, emit) {
+				return false
+			}
+		}
+		args := cmd.Argv[1:]
+		reading := isReader(name, args)
+		roles := argRoles(name, cmd.Argv)
+		for i, w := range args {
+			if roles != nil && roles[i] != rolePath {
+				continue
+			}
+			if !c.scan(c.argCandidates(i, w), what, reading, emit) {
+				return false
+			}
+		}
+	}
+	for _, rd := range cmd.Redirects {
+		op := rd.Fd + rd.Op
+		switch rd.Op {
+		case "<<", "<<-", "<<<":
+			// A here-document's body is data on stdin; for a program that
+			// may run it as code, look for paths written inside it.
+			if len(cmd.Argv) > 0 && isReader(name, cmd.Argv[1:]) {
+				continue
+			}
+			buf = c.r.embeddedCandidates(rd.Target.Value, buf[:0])
+			if !c.scan(buf, "here-document of "+what, false, emit) {
+				return false
+			}
+			continue
+		case ">&", "<&":
+			if !redirectWrites(rd) {
+				continue
+			}
+		}
+		buf = c.r.wordCandidates(rd.Target, buf[:0])
+		reading := !redirectWrites(rd)
+		if !c.scan(buf, "redirect "+op, reading, emit) {
+			return false
+		}
+	}
+	for _, a := range cmd.Assigns {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok || value == "" {
+			continue
+		}
+		buf = buf[:0]
+		if looksLikePath(value) {
+			buf = c.r.dynamicCandidates(c.r.expandHome(value), false, value, buf)
+		}
+		buf = c.r.embeddedCandidates(value, buf)
+		if !c.scan(buf, "assignment "+strings.TrimSuffix(name, "+"), false, emit) {
+			return false
+		}
+	}
+	for _, wr := range cmd.Wrappers {
+		shell := len(wr.Argv) > 0 && isShell(baseName(wr.Argv[0]))
+		for i := 1; i < len(wr.Argv); i++ {
+			v := wr.Argv[i]
+			if shell && v == "-c" {
+				i++ // the script, parsed into commands of its own
+				continue
+			}
+			buf = buf[:0]
+			if looksLikePath(v) {
+				buf = c.r.dynamicCandidates(c.r.expandHome(v), false, v, buf)
+			}
+			buf = c.r.embeddedCandidates(v, buf)
+			if !c.scan(buf, "wrapper "+wr.Name, false, emit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,93 @@
+package vaglio
+
+import (
+	"path"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// FuzzGuardCheck: the guard never panics, gives the same answer twice, and
+// CheckScript's first hit for a one-command script is Check's hit.
+func FuzzGuardCheck(f *testing.F) {
+	for _, s := range []struct{ line, redirect, ctx, assign, cwd string }{
+		{"rm -rf /", "", "", "", "/"},
+		{"cat ~/.ssh/id_rsa", "", "", "", "/home/u"},
+		{"rm -rf @~/*", "@/dev/$X", "", "", "rel"},
+		{":", "", "function :,|", "", ""},
+		{"mnemos --home x approvals approve 1", "", "", "", "/"},
+		{"python3 -c 'open(\"/etc/shadow\")'", "~/.config/mnemos/policy.yaml", "", "A=~/.aws/credentials", "/tmp"},
+		{"cat @/et?/[!a-z]*/**/.s[s]h/*", "", "", "", "/"},
+		{"grep -e -f -- x /etc/shadow", "", "", "1=2", "/"},
+		{"git -C . commit -am", "", "", "", "/"},
+		{"dd @of=/dev/$D", "", "", "", ""},
+		{"find / -exec", "", "", "", "/"},
+		{"sudo", "", "", "", "/"},
+	} {
+		f.Add(s.line, s.redirect, s.ctx, s.assign, s.cwd)
+	}
+	g := testGuard()
+	f.Fuzz(func(t *testing.T, line, redirect, ctx, assignment, cwd string) {
+		c := cmd(line)
+		if redirect != "" {
+			w := shellparse.Word{Value: redirect}
+			if v, ok := strings.CutPrefix(redirect, "@"); ok {
+				w = shellparse.Word{Value: v, Dynamic: true}
+			}
+			c.Redirects = append(c.Redirects, shellparse.Redirect{Op: ">", Target: w})
+			c.Redirects = append(c.Redirects, shellparse.Redirect{Op: "<<", Target: w})
+		}
+		if ctx != "" {
+			c.Context = strings.Split(ctx, ",")
+		}
+		if assignment != "" {
+			c.Assigns = []string{assignment}
+			c.Wrappers = []shellparse.Wrapper{{Name: "env", Argv: strings.Fields(assignment)}}
+		}
+		h1, hit1 := g.Check(c, cwd)
+		h2, hit2 := g.Check(c, cwd)
+		if h1 != h2 || hit1 != hit2 {
+			t.Fatalf("not deterministic: %+v %v / %+v %v", h1, hit1, h2, hit2)
+		}
+		hits := g.CheckScript(&shellparse.Script{Commands: []shellparse.Command{c}}, cwd)
+		if hit1 != (len(hits) > 0) || hit1 && hits[0] != h1 {
+			t.Fatalf("CheckScript %+v, Check %+v %v", hits, h1, hit1)
+		}
+		if !hit1 {
+			return
+		}
+		switch h1.Check {
+		case CheckForbiddenPath, CheckIrrecoverable, CheckSelfTamper:
+		default:
+			t.Fatalf("check %q", h1.Check)
+		}
+		if h1.Pattern == "" || h1.Reason == "" || strings.ContainsAny(h1.Reason, "\n\r") {
+			t.Fatalf("hit %+v", h1)
+		}
+		_ = Judge{}.Judge(Input{Intent: line, Command: c})
+		_ = NewLogRecord(c, h1.Verdict(), line, nil)
+	})
+}
+
+// FuzzGlobsMeet: against a literal name, the pattern-product answer is
+// path.Match's answer.
+func FuzzGlobsMeet(f *testing.F) {
+	for _, s := range [][2]string{{"shad*", "shadow"}, {"[!a]?", "bc"}, {"*.pub", "id.pub"}, {`\*`, "*"}, {"[a-", "[a-"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, glob, name string) {
+		if strings.ContainsAny(glob+name, "/") || hasMeta(name) || strings.Contains(name, `\`) ||
+			!utf8.ValidString(glob) || !utf8.ValidString(name) || len(tokenize(glob)) > maxGlobTokens {
+			return // outside what path.Match and the guard agree on
+		}
+		want, err := path.Match(strings.ReplaceAll(glob, "[!", "[^"), name)
+		if err != nil || strings.Contains(glob, "[]") || strings.Contains(glob, "[^]") || strings.Contains(glob, "[!]") {
+			return // malformed or shell-only class syntax
+		}
+		if got := globsMeet(glob, name); got != want {
+			t.Fatalf("globsMeet(%q, %q) = %v, path.Match = %v", glob, name, got, want)
+		}
+	})
+}

@@ -1,0 +1,498 @@
+package vaglio
+
+import (
+	"path"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// The irrecoverable check (seed 003, Law 1: no irrecoverable state): what
+// takes the system out of a state from which it can still respond. It reads
+// the parsed command, so "/bin/rm -r -f -- /" and "sudo rm -rf ~" are the
+// same rm, and a message mentioning "rm -rf /" is only a message.
+
+// hasRules reports the programs the irrecoverable check has rules for.
+func hasRules(name string) bool {
+	switch name {
+	case "rm", "dd", "shred", "wipefs", "blkdiscard", "chmod", "chown", "chgrp", "mv", "find", "tee", "cp":
+		return true
+	}
+	return isMkfs(name)
+}
+
+// isMkfs reports the programs that create a file system or swap area.
+func isMkfs(name string) bool {
+	switch name {
+	case "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs", "mkreiserfs":
+		return true
+	}
+	return strings.HasPrefix(name, "mkfs.")
+}
+
+// broad is a directory whose recursive removal, move or permission change
+// cannot be undone.
+type broad struct {
+	path    string
+	display string
+	why     string
+}
+
+// systemDirs are the top-level system directories.
+func systemDirs() [17]string {
+	return [...]string{"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
+		"/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var"}
+}
+
+func (c *checker) broadDirs() []broad {
+	if c.broad != nil {
+		return c.broad
+	}
+	sys := systemDirs()
+	out := make([]broad, 0, len(sys)+3)
+	out = append(out, broad{"/", "/", "the root directory"})
+	home := c.r.home
+	out = append(out, broad{home, "~", "the home directory"})
+	if parent := path.Dir(home); parent != home {
+		out = append(out, broad{parent, "~/..", "the directory holding the home directory"})
+	}
+	for _, d := range sys {
+		out = append(out, broad{d, d, "a top-level system directory"})
+	}
+	c.broad = out
+	return out
+}
+
+// broadTarget reports whether a candidate names, or as a glob may name, a
+// broad directory, or everything in one ("/*", "~/*", "/usr/*").
+func (c *checker) broadTarget(cd candidate) (b broad, contents, ok bool) {
+	if cd.openDir {
+		return broad{}, false, false
+	}
+	dirs := c.broadDirs()
+	if n := len(cd.elems); cd.glob && n > 0 && wildBase(cd.elems[n-1]) {
+		dir := path.Dir(cd.path)
+		parent := newCandidate(dir, hasMeta(dir), false, cd.word)
+		for _, d := range dirs {
+			if matchRule(escapeGlob(d.path), "", parent, false) {
+				return d, true, true
+			}
+		}
+	}
+	for _, d := range dirs {
+		if matchRule(escapeGlob(d.path), "", cd, false) {
+			return d, false, true
+		}
+	}
+	return broad{}, false, false
+}
+
+// wildBase reports a last path element that matches every name: "*", ".*".
+func wildBase(b string) bool {
+	t := strings.TrimPrefix(b, ".")
+	return t != "" && strings.Trim(t, "*") == ""
+}
+
+func (b broad) describe(contents bool) (pattern, what string) {
+	if contents {
+		p := strings.TrimSuffix(b.display, "/") + "/*"
+		return p, "everything in " + b.why
+	}
+	return b.display, b.why
+}
+
+func irrecoverableHit(pattern, word, reason string) Hit {
+	return Hit{Check: CheckIrrecoverable, Pattern: pattern, Word: word, Reason: reason}
+}
+
+// irrecoverable runs the check on every argv the command may run, on its
+// redirects, its function context and its find wrappers. It returns false
+// when emit asked to stop.
+func (c *checker) irrecoverable(cmd shellparse.Command, emit emitFunc) bool {
+	for _, argv := range c.subCommands(cmd) {
+		if !c.irrecoverableArgv(argv, emit) {
+			return false
+		}
+	}
+	for _, rd := range cmd.Redirects {
+		if !redirectWrites(rd) {
+			continue
+		}
+		for _, cd := range c.r.wordCandidates(rd.Target, nil) {
+			if r, ok := c.deviceHit(cd, false); ok {
+				h := irrecoverableHit(r.pattern, rd.Target.Value,
+					"redirect "+rd.Op+" onto "+quote(rd.Target.Value)+" (irrecoverable: overwrites "+r.why+")")
+				if !emit(h) {
+					return false
+				}
+			}
+		}
+	}
+	if fn, ok := forkBomb(cmd); ok {
+		h := irrecoverableHit("fork bomb", fn,
+			"function "+quote(fn)+" calls itself from its own body in a pipeline or in the background (irrecoverable: fork bomb)")
+		if !emit(h) {
+			return false
+		}
+	}
+	return c.findWrapper(cmd, emit)
+}
+
+// redirectWrites is Redirect.Writes plus ">&" onto a file name (bash's
+// ">& file" writes both outputs there).
+func redirectWrites(rd shellparse.Redirect) bool {
+	if rd.Writes() {
+		return true
+	}
+	if rd.Op == ">&" {
+		v := rd.Target.Value
+		return v != "-" && strings.Trim(v, "0123456789") != ""
+	}
+	return false
+}
+
+func (c *checker) irrecoverableArgv(argv []shellparse.Word, emit emitFunc) bool {
+	name := argvName(argv)
+	switch {
+	case name == "rm":
+		return c.rm(argv, emit)
+	case isMkfs(name):
+		word := name
+		if ops := operands(argv[1:]); len(ops) > 0 {
+			word = ops[len(ops)-1].Value
+		}
+		return emit(irrecoverableHit(name, word,
+			name+" on "+quote(word)+" (irrecoverable: creates a file system, erasing what was there)"))
+	case name == "dd":
+		for _, w := range argv[1:] {
+			v, ok := strings.CutPrefix(w.Value, "of=")
+			if !ok {
+				continue
+			}
+			target := shellparse.Word{Value: v, Dynamic: w.Dynamic}
+			if !c.deviceOperand(name, "of=", target, true, emit) {
+				return false
+			}
+		}
+	case name == "shred" || name == "wipefs" || name == "blkdiscard":
+		for _, w := range operands(argv[1:]) {
+			if !c.deviceOperand(name, "", w, true, emit) {
+				return false
+			}
+		}
+	case name == "tee" || name == "cp":
+		for _, w := range operands(argv[1:]) {
+			if !c.deviceOperand(name, "", w, false, emit) {
+				return false
+			}
+		}
+	case name == "chmod" || name == "chown" || name == "chgrp":
+		return c.chmod(name, argv, emit)
+	case name == "mv":
+		return c.mv(argv, emit)
+	case name == "find":
+		return c.find(argv, emit)
+	}
+	return true
+}
+
+// deviceOperand emits a hit when w names a block device or memory. could
+// makes a word whose tail is computed ("/dev/$DISK") count.
+func (c *checker) deviceOperand(name, prefix string, w shellparse.Word, could bool, emit emitFunc) bool {
+	for _, cd := range c.r.wordCandidates(w, nil) {
+		if r, ok := c.deviceHit(cd, could); ok {
+			h := irrecoverableHit(name+" "+prefix+r.pattern, w.Value,
+				name+" "+prefix+quote(w.Value)+" (irrecoverable: overwrites "+r.why+")")
+			return emit(h)
+		}
+	}
+	return true
+}
+
+func (c *checker) deviceHit(cd candidate, could bool) (pathRule, bool) {
+	for _, r := range deviceRules() {
+		if matchRule(r.pattern, "", cd, could && cd.openDir) {
+			return r, true
+		}
+	}
+	return pathRule{}, false
+}
+
+// operands returns the words that are not options ("--" ends options). A
+// dynamic word counts as an operand.
+func operands(args []shellparse.Word) []shellparse.Word {
+	var out []shellparse.Word
+	end := false
+	for _, w := range args {
+		switch {
+		case end || w.Dynamic || w.Value == "-" || !strings.HasPrefix(w.Value, "-"):
+			out = append(out, w)
+		case w.Value == "--":
+			end = true
+		}
+	}
+	return out
+}
+
+// longPrefix reports whether opt (before any "=") is an abbreviation
+// getopt accepts for the long option full.
+func longPrefix(opt, full string) bool {
+	opt, _, _ = strings.Cut(opt, "=")
+	return len(opt) >= 3 && strings.HasPrefix(full, opt)
+}
+
+// rmRecursive reports whether an rm may recurse: -r, -R, --recursive, or a
+// computed word that could be one of them.
+func rmRecursive(argv []shellparse.Word) bool {
+	for _, w := range argv[1:] {
+		v := w.Value
+		switch {
+		case w.Dynamic:
+			return true
+		case v == "--":
+			return false
+		case strings.HasPrefix(v, "--"):
+			if longPrefix(v, "--recursive") {
+				return true
+			}
+		case strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], "rR"):
+			return true
+		}
+	}
+	return false
+}
+
+// rm: a recursive delete of a broad directory, or --no-preserve-root.
+func (c *checker) rm(argv []shellparse.Word, emit emitFunc) bool {
+	recursive := false
+	var ops []shellparse.Word
+	end := false
+	for _, w := range argv[1:] {
+		v := w.Value
+		switch {
+		case end || v == "-" || !strings.HasPrefix(v, "-") && !w.Dynamic:
+			ops = append(ops, w)
+		case w.Dynamic:
+			// "$FLAGS" may be -rf; it may also be a file.
+			recursive = true
+			ops = append(ops, w)
+		case v == "--":
+			end = true
+		case strings.HasPrefix(v, "--"):
+			if longPrefix(v, "--no-preserve-root") {
+				return emit(irrecoverableHit("rm --no-preserve-root", v,
+					"rm "+v+" (irrecoverable: lifts rm's protection of the root directory)"))
+			}
+			if longPrefix(v, "--recursive") {
+				recursive = true
+			}
+		case strings.ContainsAny(v[1:], "rR"):
+			recursive = true
+		}
+	}
+	if !recursive {
+		return true
+	}
+	return c.broadOperands("rm -r", "recursive delete of ", ops, emit)
+}
+
+func (c *checker) broadOperands(what, verb string, ops []shellparse.Word, emit emitFunc) bool {
+	for _, w := range ops {
+		for _, cd := range c.r.wordCandidates(w, nil) {
+			b, contents, ok := c.broadTarget(cd)
+			if !ok {
+				continue
+			}
+			p, why := b.describe(contents)
+			h := irrecoverableHit(what+" "+p, w.Value, what+" on "+quote(w.Value)+" (irrecoverable: "+verb+why+")")
+			if !emit(h) {
+				return false
+			}
+			break
+		}
+	}
+	return true
+}
+
+// chmod, chown, chgrp: -R on a broad directory.
+func (c *checker) chmod(name string, argv []shellparse.Word, emit emitFunc) bool {
+	recursive, reference := false, false
+	var ops []shellparse.Word
+	end := false
+	for _, w := range argv[1:] {
+		v := w.Value
+		switch {
+		case end || v == "-" || !strings.HasPrefix(v, "-") && !w.Dynamic:
+			ops = append(ops, w)
+		case w.Dynamic:
+			recursive = true
+			ops = append(ops, w)
+		case v == "--":
+			end = true
+		case strings.HasPrefix(v, "--"):
+			if longPrefix(v, "--recursive") {
+				recursive = true
+			}
+			if longPrefix(v, "--reference") {
+				reference = true
+			}
+		case strings.ContainsRune(v[1:], 'R'):
+			recursive = true
+		}
+	}
+	if !recursive {
+		return true
+	}
+	if !reference && len(ops) > 0 {
+		ops = ops[1:] // the mode or owner
+	}
+	return c.broadOperands(name+" -R", "recursive permission or owner change of ", ops, emit)
+}
+
+// mv: moving a broad directory away.
+func (c *checker) mv(argv []shellparse.Word, emit emitFunc) bool {
+	var ops []shellparse.Word
+	targetDir := false
+	end := false
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.Value
+		switch {
+		case end || w.Dynamic || v == "-" || !strings.HasPrefix(v, "-"):
+			ops = append(ops, w)
+		case v == "--":
+			end = true
+		case v == "-t" || v == "-S":
+			targetDir = targetDir || v == "-t"
+			i++
+		case longPrefix(v, "--target-directory"):
+			targetDir = true
+			if !strings.Contains(v, "=") {
+				i++
+			}
+		case strings.HasPrefix(v, "-t"):
+			targetDir = true
+		}
+	}
+	if !targetDir && len(ops) > 0 {
+		ops = ops[:len(ops)-1]
+	}
+	return c.broadOperands("mv", "moves ", ops, emit)
+}
+
+// find: -delete (or -exec rm) from a broad starting point.
+func (c *checker) find(argv []shellparse.Word, emit emitFunc) bool {
+	args := make([]string, 0, len(argv)-1)
+	for _, w := range argv[1:] {
+		args = append(args, w.Value)
+	}
+	if !findDeletes(args) {
+		return true
+	}
+	return c.findStarts(args, argv[1:], emit)
+}
+
+// findDeletes reports whether find's expression deletes what it finds.
+func findDeletes(args []string) bool {
+	for i, a := range args {
+		switch a {
+		case "-delete":
+			return true
+		case "-exec", "-execdir", "-ok", "-okdir":
+			if i+1 < len(args) && deletes(path.Base(args[i+1])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deletes reports programs that delete the files they are given.
+func deletes(name string) bool {
+	switch name {
+	case "rm", "shred", "unlink", "rmdir":
+		return true
+	}
+	return false
+}
+
+// findStarts checks find's starting points (the words before its
+// expression; "." when there are none). words carries dynamic flags when
+// known.
+func (c *checker) findStarts(args []string, words []shellparse.Word, emit emitFunc) bool {
+	var starts []shellparse.Word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
+			continue
+		}
+		if a == "-D" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		w := shellparse.Word{Value: a}
+		if i < len(words) {
+			w = words[i]
+		}
+		starts = append(starts, w)
+	}
+	if len(starts) == 0 {
+		starts = []shellparse.Word{{Value: "."}}
+	}
+	return c.broadOperands("find -delete", "deletes everything under ", starts, emit)
+}
+
+// findWrapper handles "find DIR -exec rm ..." after the parser peeled the
+// find: the command is the rm, the starting points are in the wrapper.
+func (c *checker) findWrapper(cmd shellparse.Command, emit emitFunc) bool {
+	if !deletes(cmd.Name()) {
+		return true
+	}
+	for _, w := range cmd.Wrappers {
+		if len(w.Argv) == 0 || path.Base(w.Argv[0]) != "find" {
+			continue
+		}
+		if !c.findStarts(w.Argv[1:], nil, emit) {
+			return false
+		}
+	}
+	return true
+}
+
+// forkBomb reports a command that calls the function it sits in from a
+// pipeline, the background, a subshell or a substitution inside that
+// function's body: each call starts more processes than it ends, as in
+// ":(){ :|:& };:". A plain recursive call (no fork) is left to the judge.
+func forkBomb(cmd shellparse.Command) (string, bool) {
+	name := cmd.Name()
+	if name == "" {
+		return "", false
+	}
+	for i, ctx := range cmd.Context {
+		fn, ok := strings.CutPrefix(ctx, "function ")
+		if !ok || strings.TrimSpace(fn) != name {
+			continue
+		}
+		for _, inner := range cmd.Context[i+1:] {
+			if forks(inner) {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// forks reports a context in which the shell starts a new process.
+func forks(ctx string) bool {
+	switch ctx {
+	case "&&", "||", ";", "!":
+		return false
+	case "pipe", "pipeline", "background", "bg", "subshell", "coproc", "async":
+		return true
+	}
+	return strings.ContainsAny(ctx, "|&(`")
+}

@@ -1,0 +1,192 @@
+package vaglio
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// Which phase blocked a verdict, and which judge gave the score.
+const (
+	BlockedByGuard     = "guard"
+	BlockedByJudge     = "judge"
+	JudgeKindRuleBased = "rule-based-v1"
+)
+
+// DefaultThreshold is the judge's threshold when none is configured.
+const DefaultThreshold = 0.30
+
+// The rule-based judge's weights (seed 003, ch. 4).
+const (
+	baseScore        = 0.70
+	intentBonus      = 0.10
+	traversalPenalty = 0.20
+	shapePenalty     = 0.10
+	nonCriticalBonus = 0.05
+)
+
+// Judge is phase 2: a score in [0,1] for how well a command fits what the
+// agent said it was doing, against a threshold. It runs only on what the
+// guard and the policy let through; it can deny, never allow.
+type Judge struct {
+	// Threshold below which the judge denies. Zero (or anything not above
+	// zero, or NaN) means DefaultThreshold.
+	Threshold float64
+}
+
+// Input is what the judge looks at.
+type Input struct {
+	// Intent is the agent's stated reason for the command; it may be empty.
+	Intent  string
+	Command shellparse.Command
+	// Critical is the command's capability's critical flag (fs:write,
+	// code:exec, mail:send). A non-critical command earns a small bonus.
+	Critical bool
+}
+
+// Verdict is the outcome of one vaglio phase.
+type Verdict struct {
+	Approved bool    `json:"approved"`
+	Score    float64 `json:"score"`
+	// Reason is one line for a person: "approved: score 0.80 (intent
+	// matches command)", "judge: score 0.20 < threshold 0.30 (...)",
+	// "guard: ...".
+	Reason string `json:"reason"`
+	// BlockedBy is BlockedByGuard, BlockedByJudge, or "" when approved.
+	BlockedBy string `json:"blocked_by,omitempty"`
+	JudgeKind string `json:"judge_kind"`
+	// Rule is, for a guard block, the check and pattern that matched
+	// ("forbidden-path /etc/shadow"), without the matched word.
+	Rule string `json:"rule,omitempty"`
+}
+
+func (j Judge) threshold() float64 {
+	t := j.Threshold
+	if math.IsNaN(t) || t <= 0 {
+		return DefaultThreshold
+	}
+	return t
+}
+
+// Judge scores one command. The reason names every adjustment and never
+// quotes an argument, so it is safe to log.
+func (j Judge) Judge(in Input) Verdict {
+	score := baseScore
+	var notes []string
+	if intentMatches(in.Intent, in.Command.Name()) {
+		score += intentBonus
+		notes = append(notes, "intent matches command")
+	}
+	if traversal(in.Command) {
+		score -= traversalPenalty
+		notes = append(notes, "possible path traversal ('..' in argument)")
+	}
+	if what := shapeAnomaly(in.Command); what != "" {
+		score -= shapePenalty
+		notes = append(notes, "shape anomaly ("+what+")")
+	}
+	if !in.Critical {
+		score += nonCriticalBonus
+		notes = append(notes, "non-critical")
+	}
+	score = math.Round(math.Max(0, math.Min(1, score))*100) / 100
+	t := j.threshold()
+	detail := ""
+	if len(notes) > 0 {
+		detail = " (" + strings.Join(notes, "; ") + ")"
+	}
+	if score < t {
+		return Verdict{
+			Score:     score,
+			Reason:    fmt.Sprintf("judge: score %.2f < threshold %.2f%s", score, t, detail),
+			BlockedBy: BlockedByJudge,
+			JudgeKind: JudgeKindRuleBased,
+		}
+	}
+	return Verdict{
+		Approved:  true,
+		Score:     score,
+		Reason:    fmt.Sprintf("approved: score %.2f%s", score, detail),
+		JudgeKind: JudgeKindRuleBased,
+	}
+}
+
+// intentMatches reports whether the intent mentions a token of at least
+// three characters of the command name split on separators ("git" in
+// "commit with git", "keygen" for ssh-keygen). Words are compared whole and
+// without case.
+func intentMatches(intent, name string) bool {
+	if intent == "" || name == "" {
+		return false
+	}
+	words := strings.FieldsFunc(strings.ToLower(intent), notAlnum)
+	for _, tok := range strings.FieldsFunc(strings.ToLower(name), notAlnum) {
+		if len(tok) < 3 {
+			continue
+		}
+		for _, w := range words {
+			if w == tok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func notAlnum(r rune) bool {
+	return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r > 0x7f)
+}
+
+// traversal reports an argument or redirect target holding ".." together
+// with "/".
+func traversal(cmd shellparse.Command) bool {
+	for _, a := range cmd.Args() {
+		if strings.Contains(a, "..") && strings.Contains(a, "/") {
+			return true
+		}
+	}
+	for _, r := range cmd.Redirects {
+		v := r.Target.Value
+		if r.Op != "<<" && r.Op != "<<-" && r.Op != "<<<" && strings.Contains(v, "..") && strings.Contains(v, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// shapeAnomaly names an assignment whose name is not a shell identifier, or
+// an argv word holding control characters (other than tab and newline).
+func shapeAnomaly(cmd shellparse.Command) string {
+	for _, a := range cmd.Assigns {
+		name, _, _ := strings.Cut(a, "=")
+		name = strings.TrimSuffix(name, "+")
+		if i := strings.IndexByte(name, '['); i > 0 && strings.HasSuffix(name, "]") {
+			name = name[:i] // an array element
+		}
+		if !isIdentifier(name) {
+			return "assignment name is not an identifier"
+		}
+	}
+	for _, w := range cmd.Argv {
+		for i := 0; i < len(w.Value); i++ {
+			if c := w.Value[i]; (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f {
+				return "control character in argument"
+			}
+		}
+	}
+	return ""
+}
+
+func isIdentifier(s string) bool {
+	if s == "" || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,306 @@
+package vaglio
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// LogRecord is one line of vaglio's own log (seed 003, ch. 7): which
+// program was judged and how, with the names of its options but never their
+// values, paths or arguments. Values often hold secrets, and a log that
+// kept them would itself become something to protect.
+type LogRecord struct {
+	Approved  bool      `json:"approved"`
+	Reason    string    `json:"reason"`
+	TS        time.Time `json:"ts"`
+	JudgeKind string    `json:"judge_kind"`
+	Score     float64   `json:"score"`
+	BlockedBy string    `json:"blocked_by"`
+	// Intent is the agent's stated reason, redacted (argument values,
+	// credentials and long opaque tokens replaced) and cut to
+	// MaxLogIntent characters.
+	Intent string `json:"intent,omitempty"`
+	// Executor is the program's base name ("(dynamic)" when it is computed
+	// at run time).
+	Executor string `json:"executor"`
+	// ArgsKeys are the option names in argv ("-r", "--force"), in order of
+	// first appearance.
+	ArgsKeys []string `json:"args_keys"`
+	// ContextKeys are the names of the context the caller judged in
+	// ("level", "capability").
+	ContextKeys []string `json:"context_keys"`
+}
+
+// MaxLogIntent is the longest intent, in characters, the log keeps.
+const MaxLogIntent = 200
+
+// Bounds on what one record may carry.
+const (
+	maxLogKeys   = 32
+	maxLogKeyLen = 40
+)
+
+// NewLogRecord builds the log line for one verdict on one command. For a
+// guard block the reason is the check and the rule, never the matched word;
+// the judge's reasons never quote arguments.
+func NewLogRecord(cmd shellparse.Command, v Verdict, intent string, contextKeys []string) LogRecord {
+	rec := LogRecord{
+		Approved:    v.Approved,
+		Reason:      v.Reason,
+		JudgeKind:   v.JudgeKind,
+		Score:       v.Score,
+		BlockedBy:   v.BlockedBy,
+		Intent:      RedactIntent(intent, cmd),
+		Executor:    cmd.Name(),
+		ArgsKeys:    optionKeys(cmd.Argv),
+		ContextKeys: boundedKeys(contextKeys),
+	}
+	if v.BlockedBy == BlockedByGuard {
+		rec.Reason = "guard: " + v.Rule
+	}
+	if rec.JudgeKind == "" {
+		rec.JudgeKind = JudgeKindRuleBased
+	}
+	if rec.Executor == "" && len(cmd.Argv) > 0 {
+		rec.Executor = "(dynamic)"
+	}
+	return rec
+}
+
+// AppendLog appends rec to dir/YYYY-MM.jsonl (the month of now, in UTC),
+// creating dir (0700) and the file (0600) as needed. A record without a
+// time gets now. Callers treat an error as a lost log line, never as a
+// reason to change the decision.
+func AppendLog(dir string, rec LogRecord, now time.Time) error {
+	if rec.TS.IsZero() {
+		rec.TS = now
+	}
+	rec.TS = rec.TS.UTC()
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode vaglio log record: %w", err)
+	}
+	line = append(line, '\n')
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create vaglio log dir: %w", err)
+	}
+	name := filepath.Join(dir, now.UTC().Format("2006-01")+".jsonl")
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open vaglio log: %w", err)
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return fmt.Errorf("append vaglio log: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close vaglio log: %w", err)
+	}
+	return nil
+}
+
+// optionKeys returns the option names in argv (after the program): long
+// options up to any "=", short clusters of up to three letters split into
+// single options, and only the first letter of a longer cluster, whose rest
+// is usually a value glued on ("-pSECRET"). Words after "--" are operands.
+func optionKeys(argv []shellparse.Word) []string {
+	if len(argv) < 2 {
+		return []string{}
+	}
+	keys := []string{}
+	add := func(k string) {
+		if len(keys) < maxLogKeys && !contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, w := range argv[1:] {
+		v := w.Value
+		if w.Dynamic || len(v) < 2 || v[0] != '-' {
+			continue
+		}
+		if v == "--" {
+			break
+		}
+		if long, ok := strings.CutPrefix(v, "--"); ok {
+			name, _, _ := strings.Cut(long, "=")
+			if name != "" && len(name) <= maxLogKeyLen && isOptionName(name) {
+				add("--" + name)
+			}
+			continue
+		}
+		cluster := v[1:]
+		if !onlyLetters(cluster[:1]) {
+			continue // "-5", "-/x": a value, not an option name
+		}
+		if len(cluster) > 3 || !onlyLetters(cluster) {
+			add("-" + cluster[:1])
+			continue
+		}
+		for i := 0; i < len(cluster); i++ {
+			add("-" + cluster[i:i+1])
+		}
+	}
+	return keys
+}
+
+// isOptionName accepts the characters long option names are made of.
+func isOptionName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func boundedKeys(keys []string) []string {
+	out := []string{}
+	for _, k := range keys {
+		if len(out) == maxLogKeys {
+			break
+		}
+		if len(k) > maxLogKeyLen {
+			k = k[:maxLogKeyLen]
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// RedactIntent prepares the agent's intent for the log. The intent is free
+// text and may repeat anything, so: every word of the command (program,
+// arguments, redirect targets, assignment values) of four bytes or more is
+// replaced by "[arg]"; values after credential-like keys ("password=",
+// "token:", "Bearer") and long opaque tokens become "[redacted]"; control
+// characters become spaces; the result is cut to MaxLogIntent characters.
+func RedactIntent(intent string, cmd shellparse.Command) string {
+	if intent == "" {
+		return ""
+	}
+	// Bound the work: only the start of a long intent can reach the log.
+	// The cut drops the last, possibly partial, word.
+	if limit := 4 * MaxLogIntent * utf8.UTFMax; len(intent) > limit {
+		intent = intent[:limit]
+		if i := strings.LastIndexAny(intent, " \t\n"); i > 0 {
+			intent = intent[:i]
+		}
+	}
+	s := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, intent)
+	for _, v := range commandValues(cmd) {
+		if len(v) >= 4 && len(v) <= len(s) && strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, "[arg]")
+		}
+	}
+	s = redactSecrets(s)
+	if utf8.RuneCountInString(s) > MaxLogIntent {
+		r := []rune(s)
+		s = string(r[:MaxLogIntent]) + "…"
+	}
+	return s
+}
+
+// commandValues lists the command's words, longest first, so that a longer
+// value is replaced before a shorter one inside it.
+func commandValues(cmd shellparse.Command) []string {
+	var vals []string
+	for _, w := range cmd.Argv {
+		vals = append(vals, w.Value)
+		if _, v, ok := strings.Cut(w.Value, "="); ok {
+			vals = append(vals, v)
+		}
+	}
+	for _, r := range cmd.Redirects {
+		vals = append(vals, r.Target.Value)
+	}
+	for _, a := range cmd.Assigns {
+		if _, v, ok := strings.Cut(a, "="); ok {
+			vals = append(vals, v)
+		}
+	}
+	slices.SortStableFunc(vals, func(a, b string) int { return len(b) - len(a) })
+	return vals
+}
+
+// redactSecrets replaces the value after a credential-like key and any
+// long opaque token.
+func redactSecrets(s string) string {
+	fields := strings.Fields(s)
+	changed := false
+	redactNext := false
+	for i, f := range fields {
+		lower := strings.ToLower(f)
+		if redactNext {
+			if lower == "bearer" || lower == "basic" {
+				continue // "Authorization: Bearer TOKEN"
+			}
+			fields[i], changed, redactNext = "[redacted]", true, false
+			continue
+		}
+		if k := strings.IndexAny(f, "=:"); k > 0 && secretKey(lower[:k]) {
+			if k+1 < len(f) {
+				fields[i], changed = f[:k+1]+"[redacted]", true
+			} else {
+				redactNext = true
+			}
+			continue
+		}
+		if lower == "bearer" || lower == "basic" || secretKey(strings.TrimRight(lower, ":")) && strings.HasSuffix(lower, ":") {
+			redactNext = true
+			continue
+		}
+		if opaqueToken(f) {
+			fields[i], changed = "[redacted]", true
+		}
+	}
+	if !changed && !redactNext {
+		return s
+	}
+	return strings.Join(fields, " ")
+}
+
+func secretKey(k string) bool {
+	k = strings.Trim(k, `"'-_ `)
+	for _, w := range []string{"password", "passwd", "pwd", "secret", "token", "apikey", "api_key", "api-key", "key", "auth", "credential", "cookie", "session"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// opaqueToken reports a word of twenty or more characters from a token
+// alphabet holding both letters and digits, such as an API key.
+func opaqueToken(f string) bool {
+	f = strings.Trim(f, `"'.,;:()[]{}`)
+	if len(f) < 20 {
+		return false
+	}
+	letters, digits := false, false
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letters = true
+		case '0' <= c && c <= '9':
+			digits = true
+		case c == '-' || c == '_' || c == '+' || c == '/' || c == '=' || c == '.':
+		default:
+			return false
+		}
+	}
+	return letters && digits
+}

@@ -1,0 +1,178 @@
+package vaglio
+
+import (
+	"path"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// unknownHome stands for the home directory when the guard was not told it:
+// "~" still names a home directory (an unknown one), so "rm -rf ~" is still
+// a hit and "~/.ssh" still a .ssh directory.
+const unknownHome = "/~"
+
+// resolver turns words into absolute, cleaned paths.
+type resolver struct {
+	home string // absolute and cleaned, or unknownHome
+	cwd  string // absolute and cleaned; "/" when the caller gave none
+}
+
+func newResolver(home, cwd string) resolver {
+	r := resolver{home: unknownHome, cwd: "/"}
+	if strings.HasPrefix(home, "/") {
+		r.home = path.Clean(home)
+	}
+	if strings.HasPrefix(cwd, "/") {
+		r.cwd = path.Clean(cwd)
+	}
+	return r
+}
+
+// expandHome replaces a leading "~", "~/", "~user", "$HOME" or "${HOME}".
+// An argv may carry these unexpanded, and a dynamic word carries its source
+// text; either way the guard reads them as the shell would. "~user" is taken
+// to be a sibling of the home directory ("~root" is /root).
+func (r resolver) expandHome(s string) string {
+	switch {
+	case s == "~" || strings.HasPrefix(s, "~/"):
+		return r.home + s[1:]
+	case strings.HasPrefix(s, "${HOME}"):
+		return r.home + s[len("${HOME}"):]
+	case strings.HasPrefix(s, "$HOME") && (len(s) == 5 || !isNameByte(s[5])):
+		return r.home + s[len("$HOME"):]
+	case strings.HasPrefix(s, "~"):
+		user, rest, _ := strings.Cut(s[1:], "/")
+		if user == "" || strings.ContainsAny(user, "$`*?[") {
+			return s
+		}
+		if rest != "" || strings.HasSuffix(s, "/") {
+			rest = "/" + rest
+		}
+		switch user {
+		case "root":
+			return "/root" + rest
+		case "+":
+			return r.cwd + rest
+		case "-":
+			return s
+		}
+		return path.Join(path.Dir(r.home), user) + rest
+	}
+	return s
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// abs makes p absolute against the working directory and cleans it, so
+// "/etc/../etc/shadow" and "//etc///shadow" are both "/etc/shadow".
+func (r resolver) abs(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = r.cwd + "/" + p
+	}
+	return path.Clean(p)
+}
+
+// wordCandidates returns the paths one whole word may name. A static word
+// names exactly one path. A dynamic word names a glob (when its only dynamic
+// part is a glob) or, when a variable or substitution computes part of it,
+// only what its static prefix already fixes: the directory the result lies
+// in and the prefix itself ("/etc/shadow$X" may be /etc/shadow).
+func (r resolver) wordCandidates(w shellparse.Word, out []candidate) []candidate {
+	if w.Value == "" {
+		return out
+	}
+	if !w.Dynamic {
+		return append(out, newCandidate(r.abs(r.expandHome(w.Value)), false, false, w.Value))
+	}
+	s := r.expandHome(stripQuotes(w.Value))
+	return r.dynamicCandidates(s, true, w.Value, out)
+}
+
+// dynamicCandidates handles text that may hold a variable or substitution.
+// glob says whether glob characters in it are live.
+func (r resolver) dynamicCandidates(s string, glob bool, word string, out []candidate) []candidate {
+	i := strings.IndexAny(s, "$`")
+	if i < 0 {
+		return append(out, newCandidate(r.abs(s), glob && hasMeta(s), false, word))
+	}
+	static := s[:i]
+	if static == "" || strings.HasPrefix(static, "<(") || strings.HasPrefix(static, ">(") {
+		return out
+	}
+	if j := strings.LastIndexByte(static, '/'); j >= 0 {
+		dir := static[:j+1]
+		out = append(out, newCandidate(r.abs(dir), glob && hasMeta(dir), true, word))
+		if j == len(static)-1 {
+			return out
+		}
+	}
+	return append(out, newCandidate(r.abs(static), glob && hasMeta(static), false, word))
+}
+
+// stripQuotes removes the quote characters from a dynamic word's source
+// text. Glob characters that were quoted then look live: the guard errs
+// towards matching more, never less.
+func stripQuotes(s string) string {
+	if !strings.ContainsAny(s, `'"`) {
+		return s
+	}
+	return strings.NewReplacer(`'`, "", `"`, "").Replace(s)
+}
+
+// isPathSep reports the bytes that cannot be inside a path written in a
+// larger string: quotes, "=", parentheses, commas, blanks, ";", ":" and the
+// shell's operators. "--key-file=/root/.ssh/id_rsa", "if=/dev/sda" and
+// "open('/home/u/.ssh/id_rsa')" all yield their path.
+func isPathSep(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\'', '"', '`', '=', '(', ')', ',', ';', ':', '<', '>', '|', '&':
+		return true
+	}
+	return false
+}
+
+// embeddedCandidates returns the paths written inside a word: every piece
+// between separators that looks like a path (it starts with "/", "~", "."
+// or "$HOME", or holds a "/"). The whole word itself is left to
+// wordCandidates. Embedded pieces are never globs.
+func (r resolver) embeddedCandidates(value string, out []candidate) []candidate {
+	if !strings.ContainsFunc(value, isPathSep) {
+		return out
+	}
+	for _, tok := range strings.FieldsFunc(value, isPathSep) {
+		if strings.HasPrefix(tok, "-") {
+			// An option with its value glued on: "-o/etc/shadow".
+			i := strings.IndexAny(tok, "/~")
+			if i < 0 {
+				continue
+			}
+			tok = tok[i:]
+		}
+		if !looksLikePath(tok) {
+			continue
+		}
+		out = r.dynamicCandidates(r.expandHome(tok), false, tok, out)
+	}
+	return out
+}
+
+// looksLikePath is the filter for pieces of larger strings.
+func looksLikePath(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	switch tok[0] {
+	case '/', '~', '.':
+		return true
+	}
+	return strings.HasPrefix(tok, "$HOME") || strings.HasPrefix(tok, "${HOME}") || strings.Contains(tok, "/")
+}
+
+// allCandidates is wordCandidates plus embeddedCandidates.
+func (r resolver) allCandidates(w shellparse.Word, out []candidate) []candidate {
+	out = r.wordCandidates(w, out)
+	return r.embeddedCandidates(w.Value, out)
+}

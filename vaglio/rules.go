@@ -1,0 +1,224 @@
+package vaglio
+
+import "strings"
+
+// pathRule is one forbidden-path rule. Its pattern is written the way the
+// guard reports it: "/etc/shadow" is that file, "/etc/ssh/**" the directory
+// and everything below it, "**/.ssh/**" any .ssh directory at any depth.
+// Elements are Go path.Match patterns.
+type pathRule struct {
+	pattern string
+	why     string
+	// except lists base names the rule leaves out (".env.example").
+	except string
+	// publicSSH marks the .ssh rule: a program that only reads may read
+	// public keys and known_hosts below it.
+	publicSSH bool
+	// notRootHome drops the rule when the user's home is /root.
+	notRootHome bool
+}
+
+// forbiddenRules is the guard's forbidden-path list (seed 003's list, made
+// precise), without the block devices, which deviceRules lists. It is
+// returned by value: there is no table anyone could change.
+func forbiddenRules() [29]pathRule {
+	return [...]pathRule{
+		{pattern: "/etc/passwd", why: "the user database"},
+		{pattern: "/etc/passwd-", why: "the user database backup"},
+		{pattern: "/etc/shadow", why: "password hashes"},
+		{pattern: "/etc/shadow-", why: "password hashes backup"},
+		{pattern: "/etc/gshadow", why: "group password hashes"},
+		{pattern: "/etc/gshadow-", why: "group password hashes backup"},
+		{pattern: "/etc/sudoers", why: "sudo configuration"},
+		{pattern: "/etc/sudoers.d/**", why: "sudo configuration"},
+		{pattern: "/etc/ssh/**", why: "SSH host keys"},
+		{pattern: "/root/**", why: "root's home directory", notRootHome: true},
+		{pattern: "/boot/**", why: "kernel and boot loader"},
+		{pattern: "/sys/**", why: "kernel interfaces"},
+		{pattern: "/proc", why: "the process table"},
+		{pattern: "/proc/[0-9]*/**", why: "a process's memory, environment and files"},
+		{pattern: "/proc/self/**", why: "a process's memory, environment and files"},
+		{pattern: "/proc/thread-self/**", why: "a process's memory, environment and files"},
+		{pattern: "/proc/kcore", why: "kernel memory"},
+		{pattern: "/proc/sysrq-trigger", why: "kernel control"},
+		{pattern: "**/.ssh/**", why: "SSH keys", publicSSH: true},
+		{pattern: "**/.gnupg/**", why: "GnuPG keys"},
+		{pattern: "**/.aws/credentials", why: "AWS credentials"},
+		{pattern: "**/.config/*/credentials*", why: "stored credentials"},
+		{pattern: "**/.netrc", why: "stored passwords"},
+		{pattern: "**/.docker/config.json", why: "registry credentials"},
+		{pattern: "**/.kube/config", why: "cluster credentials"},
+		{pattern: "**/.git-credentials", why: "stored git passwords"},
+		{pattern: "**/.pgpass", why: "stored database passwords"},
+		{pattern: "**/.env", why: "an environment file with secrets"},
+		{pattern: "**/.env.*", why: "an environment file with secrets",
+			except: ".env.example .env.sample .env.template"},
+	}
+}
+
+// deviceRules are the targets whose overwriting destroys a disk or memory:
+// the irrecoverable check uses them for dd, shred, wipefs, redirects.
+func deviceRules() [15]pathRule {
+	return [...]pathRule{
+		{pattern: "/dev/sd*", why: "a raw disk"},
+		{pattern: "/dev/hd*", why: "a raw disk"},
+		{pattern: "/dev/vd*", why: "a raw disk"},
+		{pattern: "/dev/xvd*", why: "a raw disk"},
+		{pattern: "/dev/nvme*", why: "a raw disk"},
+		{pattern: "/dev/mmcblk*", why: "a raw disk"},
+		{pattern: "/dev/loop*", why: "a loop device"},
+		{pattern: "/dev/dm-*", why: "a mapped block device"},
+		{pattern: "/dev/md*", why: "a RAID device"},
+		{pattern: "/dev/nbd*", why: "a network block device"},
+		{pattern: "/dev/disk/**", why: "a raw disk"},
+		{pattern: "/dev/mapper/**", why: "a mapped block device"},
+		{pattern: "/dev/mem", why: "physical memory"},
+		{pattern: "/dev/kmem", why: "kernel memory"},
+		{pattern: "/dev/port", why: "I/O ports"},
+	}
+}
+
+// candidate is one path the guard found in a word: absolute and cleaned.
+type candidate struct {
+	path  string // absolute, cleaned
+	elems []string
+	glob  bool // elements may hold shell globs
+	// openDir is the known directory of a word whose tail is computed at
+	// run time ("~/.ssh/$X"): the real path is inside it.
+	openDir bool
+	word    string // the text as written, for the reason
+}
+
+func newCandidate(p string, glob, openDir bool, word string) candidate {
+	c := candidate{path: p, glob: glob, openDir: openDir, word: word}
+	if p != "/" {
+		c.elems = strings.Split(p[1:], "/")
+	}
+	return c
+}
+
+// ruleShape splits a rule pattern into its elements and flags.
+func ruleShape(pattern string) (body string, floating, subtree bool) {
+	body = pattern
+	if b, ok := strings.CutPrefix(body, "**/"); ok {
+		body, floating = b, true
+	} else {
+		body = strings.TrimPrefix(body, "/")
+	}
+	if b, ok := strings.CutSuffix(body, "/**"); ok {
+		body, subtree = b, true
+	}
+	return body, floating, subtree
+}
+
+// elemCount is the number of elements in a rule body ("" has none).
+func elemCount(body string) int {
+	if body == "" {
+		return 0
+	}
+	return strings.Count(body, "/") + 1
+}
+
+// matchFrom reports whether the rule body's elements match the candidate's
+// elements starting at index start (the rule's elements all present).
+func matchFrom(body string, c candidate, start int) bool {
+	i := start
+	for body != "" {
+		var el string
+		el, body, _ = strings.Cut(body, "/")
+		if i >= len(c.elems) || !elemMatch(c.elems[i], c.glob, el) {
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+// matchRule reports whether the candidate is what the rule forbids. When
+// ancestor is true, a candidate that is a directory above what the rule
+// names counts as well (deleting /home/u deletes /home/u/.config/mnemos).
+func matchRule(pattern, except string, c candidate, ancestor bool) bool {
+	body, floating, subtree := ruleShape(pattern)
+	n := elemCount(body)
+	if !floating {
+		switch {
+		case len(c.elems) >= n:
+			if !matchFrom(body, c, 0) || (!subtree && len(c.elems) != n) {
+				return false
+			}
+		case ancestor:
+			return prefixMatch(body, c)
+		default:
+			return false
+		}
+		return !excepted(except, c)
+	}
+	for s := 0; s+n <= len(c.elems); s++ {
+		if (subtree || s+n == len(c.elems)) && matchFrom(body, c, s) {
+			if !excepted(except, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prefixMatch reports whether all of the candidate's elements match the
+// first elements of the rule: the candidate is an ancestor of (or the same
+// as) what the rule names.
+func prefixMatch(body string, c candidate) bool {
+	for _, e := range c.elems {
+		var el string
+		el, body, _ = strings.Cut(body, "/")
+		if !elemMatch(e, c.glob, el) {
+			return false
+		}
+	}
+	return true
+}
+
+// excepted reports whether a literal candidate's base name is one the rule
+// leaves out. A glob is never excepted: it may match the other names too.
+func excepted(except string, c candidate) bool {
+	if except == "" || c.glob || len(c.elems) == 0 {
+		return false
+	}
+	base := c.elems[len(c.elems)-1]
+	for _, e := range strings.Fields(except) {
+		if base == e {
+			return true
+		}
+	}
+	return false
+}
+
+// publicSSHFile reports whether a candidate under a .ssh directory names
+// only public material: a *.pub key or known_hosts.
+func publicSSHFile(c candidate) bool {
+	if c.openDir || len(c.elems) == 0 {
+		return false
+	}
+	base := c.elems[len(c.elems)-1]
+	if c.glob {
+		// Every name "*.pub" can match ends in .pub; other globs may reach
+		// a private key.
+		return strings.HasSuffix(base, ".pub") && !strings.ContainsAny(base[:len(base)-4], "[")
+	}
+	return strings.HasSuffix(base, ".pub") && base != ".pub" || base == "known_hosts" || base == "known_hosts.old"
+}
+
+// escapeGlob makes a literal path usable as a rule pattern.
+func escapeGlob(p string) string {
+	if !strings.ContainsAny(p, `*?[\`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}

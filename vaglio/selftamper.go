@@ -1,0 +1,237 @@
+package vaglio
+
+import (
+	"path"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// The self-tamper check: nothing the gated command runs may approve, deny,
+// grant, revoke or edit policy through mnemos, nor write mnemos's own files.
+// Only a person outside the gate does those things.
+
+func selfTamperHit(pattern, word, reason string) Hit {
+	return Hit{Check: CheckSelfTamper, Pattern: pattern, Word: word, Reason: reason}
+}
+
+// isSelfName reports whether a program base name is mnemos.
+func (c *checker) isSelfName(name string) bool {
+	return contains(c.selfNames, name)
+}
+
+// isSelf reports whether argv[0] runs mnemos: its base name or its path is
+// a self name. A dynamic program word that mentions a self name
+// ("$(which mnemos)") counts too.
+func (c *checker) isSelf(w shellparse.Word) bool {
+	if w.Dynamic {
+		for _, n := range c.selfNames {
+			if strings.Contains(w.Value, n) {
+				return true
+			}
+		}
+		return false
+	}
+	if c.isSelfName(path.Base(w.Value)) {
+		return true
+	}
+	return strings.Contains(w.Value, "/") && contains(c.selfPaths, c.r.abs(w.Value))
+}
+
+// selfValueFlags are mnemos's flags that take a value in the next word.
+func selfValueFlag(f string) bool {
+	switch f {
+	case "--home", "--policy", "--level", "--channel", "--sender", "--actor", "--session", "--config",
+		"--format", "--cwd", "--for", "--remember", "--ttl", "--reason", "--note":
+		return true
+	}
+	return false
+}
+
+// selfReadOnly reports the mnemos subcommands that change nothing.
+func selfReadOnly(sub []string) bool {
+	if len(sub) == 0 {
+		return true // usage
+	}
+	next := ""
+	if len(sub) > 1 {
+		next = sub[1]
+	}
+	switch sub[0] {
+	case "version", "help":
+		return true
+	case "policy":
+		switch next {
+		case "check", "explain", "registry", "table", "lint", "test":
+			return true
+		}
+	case "approvals":
+		return next == "list" || next == "show"
+	case "grants":
+		return next == "list"
+	case "audit":
+		return next == "tail" || next == "verify"
+	case "sandbox":
+		return next == "status"
+	}
+	return false
+}
+
+// selfMutating reports subcommands known to change state, for the reason.
+func selfMutating(sub []string) string {
+	if len(sub) == 0 {
+		return ""
+	}
+	next := ""
+	if len(sub) > 1 {
+		next = sub[1]
+	}
+	switch sub[0] {
+	case "approvals":
+		switch next {
+		case "approve", "deny", "resolve":
+			return "resolves an approval"
+		}
+	case "grants":
+		switch next {
+		case "revoke", "prune", "record", "add":
+			return "changes grants"
+		}
+	case "policy":
+		switch next {
+		case "rules", "edit", "add", "set":
+			return "edits the policy"
+		}
+	case "init":
+		return "initialises mnemos's configuration"
+	}
+	return ""
+}
+
+func (c *checker) selfTamper(cmd shellparse.Command, emit emitFunc) bool {
+	for _, argv := range c.subCommands(cmd) {
+		if len(argv) == 0 || !c.isSelf(argv[0]) {
+			continue
+		}
+		if h, ok := selfSubcommand(argv); ok && !emit(h) {
+			return false
+		}
+	}
+	if len(c.protected) == 0 {
+		return true
+	}
+	for _, rd := range cmd.Redirects {
+		if !redirectWrites(rd) {
+			continue
+		}
+		for _, cd := range c.r.wordCandidates(rd.Target, nil) {
+			if p, ok := c.protectedHit(cd, false); ok {
+				h := selfTamperHit(p, rd.Target.Value,
+					"redirect "+rd.Op+" onto "+quote(rd.Target.Value)+" (self-tamper: writes mnemos's own files)")
+				if !emit(h) {
+					return false
+				}
+			}
+		}
+	}
+	name := cmd.Name()
+	if len(cmd.Argv) == 0 || isReader(name, cmd.Argv[1:]) {
+		return true
+	}
+	destroys := destroysDirs(name, cmd.Argv)
+	roles := argRoles(name, cmd.Argv)
+	for i, w := range cmd.Argv[1:] {
+		if roles != nil && roles[i] == roleText {
+			continue
+		}
+		for _, cd := range c.argCandidates(i, w) {
+			if p, ok := c.protectedHit(cd, destroys && !cd.openDir); ok {
+				what := name
+				if what == "" {
+					what = "a dynamic program"
+				}
+				h := selfTamperHit(p, cd.word, what+" on "+quote(cd.word)+" (self-tamper: may change mnemos's own files)")
+				if !emit(h) {
+					return false
+				}
+				break
+			}
+		}
+	}
+	return true
+}
+
+// selfSubcommand judges a mnemos invocation: read-only subcommands pass,
+// everything else (known or not) is a hit.
+func selfSubcommand(argv []shellparse.Word) (Hit, bool) {
+	var sub []string
+	prevFlag := false
+	for i := 1; i < len(argv); i++ {
+		w := argv[i]
+		v := w.Value
+		if w.Dynamic {
+			if len(sub) >= 2 {
+				prevFlag = false
+				continue
+			}
+			return selfTamperHit("mnemos "+strings.Join(append(sub, "?"), " "), v,
+				"mnemos with a computed subcommand "+quote(v)+" (self-tamper: only read-only subcommands may run through the gate)"), true
+		}
+		if v == "--" {
+			break
+		}
+		if strings.HasPrefix(v, "-") {
+			// Help never runs the subcommand, unless the word is the
+			// value of the flag before it.
+			if (v == "-h" || v == "--help") && !prevFlag {
+				return Hit{}, false
+			}
+			if selfValueFlag(v) {
+				i++
+				prevFlag = false
+				continue
+			}
+			prevFlag = !strings.Contains(v, "=")
+			continue
+		}
+		prevFlag = false
+		if len(sub) < 2 {
+			sub = append(sub, v)
+		}
+	}
+	if selfReadOnly(sub) {
+		return Hit{}, false
+	}
+	pattern := strings.TrimSpace("mnemos " + strings.Join(sub, " "))
+	why := selfMutating(sub)
+	if why == "" {
+		why = "only read-only subcommands may run through the gate"
+	}
+	return selfTamperHit(pattern, strings.Join(sub, " "), pattern+" (self-tamper: "+why+")"), true
+}
+
+// destroysDirs reports commands that delete, move or re-permission whole
+// directories: for them, naming a directory above a protected path (such
+// as ~/.config) is a hit as well.
+func destroysDirs(name string, argv []shellparse.Word) bool {
+	switch name {
+	case "rm":
+		return rmRecursive(argv)
+	case "mv", "chmod", "chown", "chgrp", "chattr", "setfacl":
+		return true
+	case "find":
+		return !isReader(name, argv[1:])
+	}
+	return false
+}
+
+// protectedHit reports whether a candidate is, is inside, or (when ancestor
+// is set) is above a protected path.
+func (c *checker) protectedHit(cd candidate, ancestor bool) (string, bool) {
+	for _, p := range c.protected {
+		if matchRule(escapeGlob(p)+"/**", "", cd, ancestor) {
+			return p, true
+		}
+	}
+	return "", false
+}
