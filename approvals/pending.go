@@ -374,7 +374,11 @@ type ResolveOptions struct {
 	Territory string
 	// TicketTTL is how long the approval's ticket stays spendable: 0 means
 	// DefaultTicketTTL.
-	TicketTTL time.Duration
+	TicketTTL time.Duration	// NoTicket approves without issuing a one-shot ticket: the caller
+	// records a standing concession (a grant or an allow rule) that already
+	// lets the rerun through, so no spare ticket is left behind to outlive
+	// a revoked grant.
+	NoTicket bool
 }
 
 // Resolve applies a decision to a pending request. It checks, in order:
@@ -460,11 +464,13 @@ func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identi
 		} else if k != 1 {
 			return ErrAlreadyResolved
 		}
-		if d == Approve {
+		if d == Approve && !o.NoTicket {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO tickets (request_key, approval_token, created_at, expires_at)
 				VALUES (?, ?, ?, ?)`, p.RequestKey, token, n, formatTime(now.Add(ticketTTL))); err != nil {
 				return fmt.Errorf("issue ticket: %w", err)
 			}
+		}
+		if d == Approve {
 			p.Territory = territory
 		}
 		at := now.UTC()

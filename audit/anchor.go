@@ -36,41 +36,43 @@ func readAnchor(path string) (a anchor, ok bool, err error) {
 	return a, true, nil
 }
 
-// writeAnchor replaces the anchor atomically: a temporary file in the same
-// directory, then rename.
+// writeAnchor rewrites the anchor in place: one write at offset 0, then a
+// truncate to its length. It runs under the log's exclusive lock, so no
+// reader sees it half-written. The record only grows (count and hash), and
+// it is far smaller than a disk sector, so a machine crash mid-write
+// leaves the old or the new record; a torn one would be reported by
+// Verify as a garbled anchor, never accepted. A temporary file and a
+// rename cost about 80 times more per append, on every command mnemos
+// runs.
 func writeAnchor(path string, a anchor, sync bool) (err error) {
 	raw, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
 	raw = append(raw, '\n')
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, dirMode); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 			return err
 		}
-		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
 	}
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
 	}()
-	if _, err := tmp.Write(raw); err != nil {
+	if _, err := f.WriteAt(raw, 0); err != nil {
+		return err
+	}
+	if err := f.Truncate(int64(len(raw))); err != nil {
 		return err
 	}
 	if sync {
-		if err := tmp.Sync(); err != nil {
-			return err
-		}
+		return f.Sync()
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

@@ -79,7 +79,9 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 			return Approved{}, err
 		}
 	}
-	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory})
+	// A concession lets the rerun through by itself: no spare ticket.
+	noTicket := len(plan.grants) > 0 || plan.prefix != nil
+	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory, NoTicket: noTicket})
 	if err != nil {
 		if errors.Is(err, approvals.ErrExpired) {
 			_ = g.cfg.Audit.Append(ctx, "approval.expired", slog.String("id", token))

@@ -53,8 +53,9 @@ func (c *checker) forbiddenRule(cd candidate, reading bool) (pathRule, bool) {
 
 // mayBeForbidden is a quick filter in front of the rule tables: every
 // anchored rule starts with one of a few top-level directories, and every
-// floating rule with a dot name, so a literal path with neither cannot
-// match. TestForbiddenRulesShape keeps the tables within this filter.
+// floating rule with one of a few dot names, so a literal path with neither
+// cannot match. TestForbiddenRulesShape keeps the tables within this
+// filter.
 func mayBeForbidden(cd candidate) bool {
 	if cd.glob || len(cd.elems) == 0 {
 		return true
@@ -64,11 +65,23 @@ func mayBeForbidden(cd candidate) bool {
 		return true
 	}
 	for _, e := range cd.elems {
-		if len(e) > 0 && e[0] == '.' {
+		if floatingHead(e) {
 			return true
 		}
 	}
 	return false
+}
+
+// floatingHead reports the names a floating rule can start with.
+func floatingHead(e string) bool {
+	if len(e) < 4 || e[0] != '.' {
+		return false
+	}
+	switch e {
+	case ".ssh", ".gnupg", ".aws", ".config", ".netrc", ".docker", ".kube", ".git-credentials", ".pgpass", ".env":
+		return true
+	}
+	return strings.HasPrefix(e, ".env.")
 }
 
 // scan emits a hit for the first forbidden candidate among cands.

@@ -159,9 +159,11 @@ type checker struct {
 	r             resolver
 	rootForbidden bool
 	protected     []string // absolute, cleaned
-	selfNames     []string // base names
-	selfPaths     []string // cleaned absolute paths
-	broad         []broad  // built on first use
+	// protectedRules are the protected paths as rule patterns.
+	protectedRules []string
+	selfNames      []string // base names
+	selfPaths      []string // cleaned absolute paths
+	broad          []broad  // built on first use
 	// args caches the candidates of the command's arguments, which the
 	// self-tamper and forbidden-path checks both need. A checker judges
 	// one command.
@@ -185,7 +187,9 @@ func (g Guard) newChecker(cwd string) *checker {
 	c.rootForbidden = c.r.home != "/root" && !strings.HasPrefix(c.r.home, "/root/")
 	for _, p := range g.Protected {
 		if strings.HasPrefix(p, "/") {
-			c.protected = append(c.protected, path.Clean(p))
+			p = path.Clean(p)
+			c.protected = append(c.protected, p)
+			c.protectedRules = append(c.protectedRules, escapeGlob(p)+"/**")
 		}
 	}
 	c.selfNames = []string{"mnemos"}

@@ -228,8 +228,8 @@ func destroysDirs(name string, argv []shellparse.Word) bool {
 // protectedHit reports whether a candidate is, is inside, or (when ancestor
 // is set) is above a protected path.
 func (c *checker) protectedHit(cd candidate, ancestor bool) (string, bool) {
-	for _, p := range c.protected {
-		if matchRule(escapeGlob(p)+"/**", "", cd, ancestor) {
+	for i, p := range c.protected {
+		if matchRule(c.protectedRules[i], "", cd, ancestor) {
 			return p, true
 		}
 	}
