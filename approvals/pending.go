@@ -374,7 +374,7 @@ type ResolveOptions struct {
 	Territory string
 	// TicketTTL is how long the approval's ticket stays spendable: 0 means
 	// DefaultTicketTTL.
-	TicketTTL time.Duration	// NoTicket approves without issuing a one-shot ticket: the caller
+	TicketTTL time.Duration // NoTicket approves without issuing a one-shot ticket: the caller
 	// records a standing concession (a grant or an allow rule) that already
 	// lets the rerun through, so no spare ticket is left behind to outlive
 	// a revoked grant.

@@ -129,7 +129,7 @@ func TestEffectiveOutcomeSeedRows(t *testing.T) {
 	invoice := "/home/u/Documents/invoices-2026/04-Acme.pdf"
 	granted := &fakeGrants{keys: map[GrantKey]bool{
 		{Channel: "telegram", Sender: "roberto", Capability: FSWrite, Target: "/home/u/Documents/invoices-2026/**"}: true,
-		{Channel: "telegram", Sender: "roberto", Capability: FSRead, Target: "/srv/data/**"}:                       true,
+		{Channel: "telegram", Sender: "roberto", Capability: FSRead, Target: "/srv/data/**"}:                        true,
 	}}
 	cases := []struct {
 		name      string

@@ -78,4 +78,3 @@ func printPending(a *app, d gate.Decision) {
 		fmt.Fprintf(a.io.err, "mnemos: approval required: %s; approve with: mnemos approvals approve %s\n", d.Approval.Token, d.Approval.Token)
 	}
 }
-
