@@ -1,0 +1,337 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// memAudit records events in memory; fail makes every append fail.
+type memAudit struct {
+	mu     sync.Mutex
+	kinds  []string
+	events []map[string]any
+	fail   error
+}
+
+func (m *memAudit) Append(_ context.Context, kind string, attrs ...slog.Attr) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return m.fail
+	}
+	ev := map[string]any{}
+	for _, a := range attrs {
+		ev[a.Key] = a.Value.Any()
+	}
+	m.kinds = append(m.kinds, kind)
+	m.events = append(m.events, ev)
+	return nil
+}
+
+func (m *memAudit) count(kind string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, k := range m.kinds {
+		if k == kind {
+			n++
+		}
+	}
+	return n
+}
+
+type fixture struct {
+	g     *Gate
+	audit *memAudit
+	ws    string
+	home  string
+	now   time.Time
+}
+
+func newFixture(t *testing.T, policySrc string) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{home, ws, filepath.Join(ws, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths, err := Locate(filepath.Join(home, ".mnemos"), func(string) string { return "" }, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := policy.Default()
+	if policySrc != "" {
+		pol, err = policy.Parse("test.yaml", []byte(policySrc))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fixture{audit: &memAudit{}, ws: ws, home: home, now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	f.g = New(Config{Paths: paths, Policy: pol, UserHome: home, SelfNames: []string{"mnemos"},
+		Now: func() time.Time { return f.now }, Audit: f.audit})
+	t.Cleanup(func() { f.g.Close() })
+	return f
+}
+
+func (f *fixture) req(argv ...string) Request {
+	return Request{Argv: argv, Cwd: f.ws, Channel: "cli", Sender: "dev"}
+}
+
+func (f *fixture) decide(t *testing.T, mode Mode, argv ...string) Decision {
+	t.Helper()
+	d, err := f.g.Decide(context.Background(), f.req(argv...), mode)
+	if err != nil {
+		t.Fatalf("Decide(%v): %v", argv, err)
+	}
+	return d
+}
+
+func TestZeroDecisionIsDeny(t *testing.T) {
+	var d Decision
+	if d.Outcome != policy.Deny {
+		t.Fatalf("zero Decision outcome = %s, want deny", d.Outcome)
+	}
+}
+
+// TestSecurityGuardIsNeverOverridden: a guard hit stays deny under an
+// allow rule for the program, at the full level, with grants.
+func TestSecurityGuardIsNeverOverridden(t *testing.T) {
+	f := newFixture(t, `level: full
+defaults: {shell: allow}
+rules:
+  - {name: allow rm, action: allow, priority: 1000, command: {argv_prefix: [rm]}}
+  - {name: allow cat, action: allow, priority: 1000, command: {argv_prefix: [cat]}}
+  - {name: allow dd, action: allow, priority: 1000, command: {argv_prefix: [dd]}}
+`)
+	st, err := f.g.Store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"/**/x", f.home + "/**"} {
+		if _, err := st.RecordGrant(context.Background(), policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: target}, approvals.GrantOptions{}, f.now); err != nil && !errors.Is(err, approvals.ErrTargetTooBroad) {
+			t.Fatal(err)
+		}
+	}
+	for _, argv := range [][]string{
+		{"rm", "-rf", "/"},
+		{"rm", "-rf", f.home},
+		{"cat", f.home + "/.ssh/id_rsa"},
+		{"dd", "if=/dev/zero", "of=/dev/sda"},
+		{"bash", "-c", "ls && rm -rf ~"},
+		{"mnemos", "approvals", "approve", "x"},
+	} {
+		for _, mode := range []Mode{{}, {SpendTicket: true}} {
+			d := f.decide(t, mode, argv...)
+			if d.Outcome != policy.Deny || d.BlockedBy != "guard" {
+				t.Errorf("%v = %s blocked by %q (%s), want deny by guard", argv, d.Outcome, d.BlockedBy, d.Reason)
+			}
+		}
+	}
+}
+
+// TestSecurityApprovalIsSpentOnce: an approval lets the identical request
+// through exactly once, and only that request.
+func TestSecurityApprovalIsSpentOnce(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := context.Background()
+	d := f.decide(t, Mode{SpendTicket: true}, "touch", "notes.txt")
+	if d.Outcome != policy.Ask || d.Approval == nil {
+		t.Fatalf("first run: %s, approval %v", d.Outcome, d.Approval)
+	}
+	if _, err := f.g.Approve(ctx, d.Approval.Token, approvals.Identity{Channel: "cli", Sender: "dev"}, ApproveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Another command, another directory, another identity: not covered.
+	if o := f.decide(t, Mode{SpendTicket: true}, "touch", "other.txt").Outcome; o != policy.Ask {
+		t.Fatalf("other command got %s", o)
+	}
+	r := f.req("touch", "notes.txt")
+	r.Sender = "mallory"
+	if d2, _ := f.g.Decide(ctx, r, Mode{SpendTicket: true}); d2.Outcome != policy.Ask {
+		t.Fatalf("other sender got %s", d2.Outcome)
+	}
+	r = f.req("touch", "notes.txt")
+	r.Cwd = f.home
+	if d2, _ := f.g.Decide(ctx, r, Mode{SpendTicket: true}); d2.Outcome == policy.Allow {
+		t.Fatalf("other directory got allow")
+	}
+	// policy check does not spend it.
+	if o := f.decide(t, Mode{DryRun: true}, "touch", "notes.txt").Outcome; o != policy.Ask {
+		t.Fatalf("check got %s", o)
+	}
+	// Eight racing reruns: exactly one is allowed.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	allowed := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := f.g.Decide(ctx, f.req("touch", "notes.txt"), Mode{SpendTicket: true, DryRun: true})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if d.Outcome == policy.Allow {
+				mu.Lock()
+				allowed++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed != 1 {
+		t.Fatalf("%d reruns allowed, want exactly 1", allowed)
+	}
+	if o := f.decide(t, Mode{SpendTicket: true}, "touch", "notes.txt").Outcome; o != policy.Ask {
+		t.Fatalf("after the ticket was spent: %s", o)
+	}
+}
+
+// TestSecurityOnlyRequesterResolves: another identity cannot approve or
+// deny, and the request stays pending.
+func TestSecurityOnlyRequesterResolves(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := context.Background()
+	d := f.decide(t, Mode{}, "touch", "x")
+	tok := d.Approval.Token
+	for _, by := range []approvals.Identity{{Channel: "cli", Sender: "mallory"}, {Channel: "telegram", Sender: "dev"}} {
+		if _, err := f.g.Approve(ctx, tok, by, ApproveOptions{Remember: "permanent"}); !errors.Is(err, approvals.ErrNotRequester) {
+			t.Errorf("approve by %v: %v", by, err)
+		}
+		if _, err := f.g.Deny(ctx, tok, by); !errors.Is(err, approvals.ErrNotRequester) {
+			t.Errorf("deny by %v: %v", by, err)
+		}
+	}
+	st, _ := f.g.Store(ctx)
+	p, err := st.Get(ctx, tok)
+	if err != nil || p.Status != approvals.StatusPending {
+		t.Fatalf("after refused resolutions: %v %v", p.Status, err)
+	}
+	if n := f.audit.count("grant.recorded"); n != 0 {
+		t.Fatalf("%d grants recorded by a stranger", n)
+	}
+}
+
+// TestSecurityGatedCommandsCannotTouchMnemos: nothing the gated command
+// line names may write mnemos's policy, state or audit log, or run its
+// approving and policy-editing subcommands.
+func TestSecurityGatedCommandsCannotTouchMnemos(t *testing.T) {
+	f := newFixture(t, "level: full\ndefaults: {shell: allow}\n")
+	p := f.g.cfg.Paths
+	for _, argv := range [][]string{
+		{"bash", "-c", "echo 'level: full' > " + p.PolicyFile},
+		{"rm", "-f", p.DBFile},
+		{"cp", "/dev/null", p.AuditFile},
+		{"sqlite3", p.DBFile, "update pending set status='approved'"},
+		{"sh", "-c", "sed -i d " + p.AuditFile},
+		{"mnemos", "approvals", "approve", "abc"},
+		{"mnemos", "grants", "revoke", "1"},
+		{"mnemos", "init", "--force"},
+		{"env", "mnemos", "approvals", "deny", "abc"},
+		{"mnemos", "run", "--", "mnemos", "approvals", "approve", "abc"},
+	} {
+		d := f.decide(t, Mode{SpendTicket: true}, argv...)
+		if d.Outcome != policy.Deny || d.BlockedBy != "guard" {
+			t.Errorf("%v = %s by %q (%s), want deny by guard", argv, d.Outcome, d.BlockedBy, d.Reason)
+		}
+	}
+	// Reading is fine.
+	if d := f.decide(t, Mode{}, "cat", p.PolicyFile); d.Outcome == policy.Deny {
+		t.Errorf("reading the policy was denied: %s", d.Reason)
+	}
+}
+
+// TestRuleAndTableDecisionsOpenNoDatabase: a decision settled by rules and
+// the table never touches the state database.
+func TestRuleAndTableDecisionsOpenNoDatabase(t *testing.T) {
+	f := newFixture(t, "")
+	for _, argv := range [][]string{{"git", "status"}, {"ls", "-la"}, {"rm", "-rf", "/"}, {"git", "push", "--force"}, {"echo", "hi"}} {
+		f.decide(t, Mode{SpendTicket: true}, argv...)
+	}
+	if f.g.store != nil {
+		t.Fatal("the database was opened")
+	}
+	if _, err := os.Stat(f.g.cfg.Paths.DBFile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the database file exists: %v", err)
+	}
+	if n := f.audit.count("policy.decision"); n != 5 {
+		t.Fatalf("%d policy.decision events, want 5", n)
+	}
+}
+
+// TestAuditFailureIsDeny: when the decision cannot be recorded, nothing is
+// allowed.
+func TestAuditFailureIsDeny(t *testing.T) {
+	f := newFixture(t, "")
+	f.audit.fail = errors.New("disk full")
+	d, err := f.g.Decide(context.Background(), f.req("git", "status"), Mode{})
+	if err == nil || d.Outcome != policy.Deny {
+		t.Fatalf("got %s, %v; want deny with an error", d.Outcome, err)
+	}
+	res, err := f.g.Run(context.Background(), f.req("true"), Stdio{}, RunOptions{})
+	if err == nil || res.Ran {
+		t.Fatalf("Run with a broken audit log ran=%v err=%v", res.Ran, err)
+	}
+}
+
+func TestStrictestCommandWins(t *testing.T) {
+	f := newFixture(t, "")
+	cases := []struct {
+		argv []string
+		want policy.Outcome
+	}{
+		{[]string{"bash", "-c", "ls && git status"}, policy.Allow},
+		{[]string{"bash", "-c", "ls && touch x"}, policy.Ask},
+		{[]string{"bash", "-c", "touch x; git push --force"}, policy.Deny},
+		{[]string{"bash", "-c", "cd /etc && cat shadow"}, policy.Deny},
+		{[]string{"bash", "-c", "cd /tmp && cat notes"}, policy.Ask},
+		{[]string{"bash", "-c", "$CMD"}, policy.Ask},
+		{[]string{"bash", "-c", "echo ("}, policy.Deny},
+		{[]string{}, policy.Deny},
+	}
+	for _, tc := range cases {
+		d, _ := f.g.Decide(context.Background(), f.req(tc.argv...), Mode{DryRun: true})
+		if d.Outcome != tc.want {
+			t.Errorf("%q = %s (%s), want %s", strings.Join(tc.argv, " "), d.Outcome, d.Reason, tc.want)
+		}
+	}
+}
+
+func TestLevelCanOnlyBeLowered(t *testing.T) {
+	f := newFixture(t, "level: supervised\n")
+	full, ro := policy.Full, policy.ReadOnly
+	r := f.req("touch", "x")
+	r.Level = &full
+	if d, _ := f.g.Decide(context.Background(), r, Mode{DryRun: true}); d.Outcome != policy.Ask || d.Level != "supervised" {
+		t.Fatalf("--level full under a supervised policy: %s at %s", d.Outcome, d.Level)
+	}
+	r.Level = &ro
+	if d, _ := f.g.Decide(context.Background(), r, Mode{DryRun: true}); d.Outcome != policy.Deny || d.Level != "readonly" {
+		t.Fatalf("--level readonly: %s at %s", d.Outcome, d.Level)
+	}
+}
+
+func TestRememberRefusesBroadPrefixes(t *testing.T) {
+	for _, argv := range [][]string{{"bash"}, {"sh", "-c", "make"}, {"python3", "x.py"}, {"env", "make"}, {"sudo", "make"}, {"xargs", "rm"}, {"git"}, {"make", "$TARGET"}} {
+		if _, err := SafePrefix(argv); err == nil {
+			t.Errorf("SafePrefix(%v) accepted", argv)
+		}
+	}
+	if p, err := SafePrefix([]string{"make", "test"}); err != nil || strings.Join(p, " ") != "make test" {
+		t.Fatalf("SafePrefix(make test) = %v, %v", p, err)
+	}
+}
