@@ -36,6 +36,11 @@ type Config struct {
 	UserHome string
 	// SelfNames are the names and paths that invoke mnemos itself.
 	SelfNames []string
+	// Vars are environment variables whose values the gated command will
+	// see, known statically to the parser: those that locate mnemos's own
+	// files (MNEMOS_HOME, XDG_CONFIG_HOME, ...) and the user's identity.
+	// "$MNEMOS_HOME/policy.yaml" is then judged as the path it is.
+	Vars map[string]string
 	Now       func() time.Time
 	Rand      io.Reader
 	Audit     Recorder
@@ -234,7 +239,7 @@ func (g *Gate) judge(ctx context.Context, req Request) judged {
 	if len(req.Argv) == 0 {
 		return judged{deny(dec, "parse", "empty command"), nil}
 	}
-	script, err := shellparse.ParseArgv(req.Argv, shellparse.Env{Home: g.cfg.UserHome, Cwd: req.Cwd})
+	script, err := shellparse.ParseArgv(req.Argv, shellparse.Env{Home: g.cfg.UserHome, Cwd: req.Cwd, Vars: g.cfg.Vars})
 	if err != nil {
 		return judged{deny(dec, "parse", "cannot parse the command: "+err.Error()), nil}
 	}

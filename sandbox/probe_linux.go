@@ -1,12 +1,34 @@
 package sandbox
 
-import llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+import (
+	"os"
+	"strings"
 
-// Probe asks the kernel which Landlock ABI it offers.
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// Probe asks the kernel which Landlock ABI and errata it offers, and
+// whether it lets a process push input into a terminal.
 func Probe() Status {
+	s := Status{TerminalInjection: legacyTIOCSTI()}
 	v, err := llsys.LandlockGetABIVersion()
 	if err != nil {
-		return Status{Err: err.Error()}
+		s.Err = err.Error()
+		return s
 	}
-	return Status{ABI: v}
+	s.ABI, s.Enforced = v, v >= 1
+	if e, err := llsys.LandlockGetErrata(); err == nil {
+		s.Errata = e
+	}
+	return s
+}
+
+// legacyTIOCSTI reports whether TIOCSTI works: always before Linux 6.2,
+// afterwards unless the dev.tty.legacy_tiocsti sysctl is 0.
+func legacyTIOCSTI() bool {
+	b, err := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti")
+	if err != nil {
+		return true
+	}
+	return strings.TrimSpace(string(b)) != "0"
 }

@@ -1,15 +1,131 @@
 package sandbox
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrUnenforceable is returned by Start, without starting the command, when
+// the spec is Required and the kernel cannot enforce it.
+var ErrUnenforceable = errors.New("the sandbox cannot be enforced on this kernel")
+
+// ErrUnsafeGrant is returned by DefaultSpec when a directory it was asked to
+// grant is the home directory, holds it, or holds or lies inside a protected
+// or secret path.
+var ErrUnsafeGrant = errors.New("unsafe sandbox grant")
+
+// Spec is what a confined command may reach. Every path is absolute; paths
+// that do not exist when the command starts are skipped and reported.
+type Spec struct {
+	// ReadExec trees may be read, listed and executed (system directories).
+	ReadExec []string `json:"read_exec,omitempty"`
+	// ReadOnly trees may be read and listed, not executed.
+	ReadOnly []string `json:"read,omitempty"`
+	// ReadWrite trees may be read, executed, created, changed, renamed and
+	// removed (workspace, temp, caches). Device nodes may not be made.
+	ReadWrite []string `json:"write,omitempty"`
+	// Devices may be opened for reading and writing (/dev/null).
+	Devices []string `json:"devices,omitempty"`
+	// Terminals are Devices that also accept device ioctls (/dev/tty).
+	Terminals []string `json:"terminals,omitempty"`
+	// Deny lists paths no rule may reach: mnemos's configuration and state,
+	// the user's secrets. A grant inside one is dropped; a grant that holds
+	// one is narrowed to its other entries (see doc.go). Both are reported.
+	Deny []string `json:"deny,omitempty"`
+
+	// Network allows TCP. When false, TCP bind and connect are refused
+	// (Landlock ABI 4 and later).
+	Network bool `json:"network"`
+	// ConnectPorts, when Network is true and the list is not empty, are the
+	// only TCP ports the command may connect to. Empty means any port.
+	ConnectPorts []uint16 `json:"connect_ports,omitempty"`
+	// BindPorts, when Network is true and the list is not empty, are the
+	// only TCP ports the command may bind (0 is any ephemeral port). Empty
+	// means any port.
+	BindPorts []uint16 `json:"bind_ports,omitempty"`
+
+	// Scoped keeps the command from connecting to abstract unix sockets and
+	// from signalling processes outside its sandbox (Landlock ABI 6).
+	Scoped bool `json:"scoped"`
+	// KeepCapabilities leaves a command started by root every capability.
+	// By default root's command keeps only a short list (see doc.go).
+	KeepCapabilities bool `json:"keep_capabilities,omitempty"`
+	// Required refuses to start the command (ErrUnenforceable) unless the
+	// kernel enforces the filesystem rules and, when the spec limits TCP,
+	// the TCP rules. Scoping stays best effort and reported.
+	Required bool `json:"required,omitempty"`
+}
+
+// restrictsTCP reports whether the spec limits TCP in any way.
+func (s Spec) restrictsTCP() bool {
+	return !s.Network || len(s.ConnectPorts) > 0 || len(s.BindPorts) > 0
+}
+
+// Applied is what Start enforced on one command.
+type Applied struct {
+	// ABI is the kernel's Landlock ABI version, 0 when it has none.
+	ABI int `json:"landlock_abi"`
+	// Enforced is true when a Landlock domain confines the command.
+	Enforced bool `json:"enforced"`
+	// FS is true when file access outside the granted trees is refused.
+	FS bool `json:"fs"`
+	// Net is true when the kernel limits the command's TCP bind or connect.
+	Net bool `json:"net"`
+	// Scoped is true when abstract unix sockets (and, where the kernel is
+	// fixed, signals) are scoped to the sandbox.
+	Scoped bool `json:"scoped"`
+	// DroppedCaps is true when root's command lost its dangerous
+	// capabilities.
+	DroppedCaps bool `json:"dropped_caps,omitempty"`
+	// Skipped are granted paths that did not exist, so were not granted.
+	Skipped []string `json:"skipped,omitempty"`
+	// Notes say what was narrowed, dropped or not enforced, one line each.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Summary is a one-line description for the audit log and diagnostics.
+func (a Applied) Summary() string {
+	if !a.Enforced {
+		return fmt.Sprintf("unconfined (Landlock ABI %d)", a.ABI)
+	}
+	parts := []string{"files"}
+	if a.Net {
+		parts = append(parts, "tcp")
+	}
+	if a.Scoped {
+		parts = append(parts, "scoped")
+	}
+	if a.DroppedCaps {
+		parts = append(parts, "capabilities dropped")
+	}
+	return fmt.Sprintf("confined by Landlock ABI %d: %s", a.ABI, strings.Join(parts, ", "))
+}
 
 // Status is what the kernel offers and what mnemos enforces.
 type Status struct {
 	// ABI is the Landlock ABI version, 0 when the kernel has none.
 	ABI int `json:"landlock_abi"`
-	// Enforced is true when mnemos applies a ruleset to commands it runs.
+	// Enforced is true when mnemos applies a ruleset to commands it runs,
+	// which it does whenever the kernel has Landlock.
 	Enforced bool `json:"enforced"`
 	// Err is why the probe failed, if it did.
 	Err string `json:"error,omitempty"`
+	// Errata is the kernel's bitmask of fixed Landlock errata.
+	Errata int `json:"errata,omitempty"`
+	// TerminalInjection is true when the kernel lets a process push input
+	// into a terminal it holds (the TIOCSTI ioctl).
+	TerminalInjection bool `json:"terminal_injection,omitempty"`
+}
+
+// erratumSignalThreads is the erratum whose fix lets threads of one
+// process signal each other whatever their Landlock domains. Without it,
+// signal scoping is left off (as go-landlock does).
+const erratumSignalThreads = 0x2
+
+// signalScoping reports whether signals can be scoped on this kernel.
+func (s Status) signalScoping() bool {
+	return s.ABI >= 6 && s.Errata&erratumSignalThreads != 0
 }
 
 // Enforceable reports whether a run would be confined.
@@ -17,24 +133,65 @@ func (s Status) Enforceable() bool { return s.Enforced }
 
 // Note is a one-line human summary.
 func (s Status) Note() string {
-	switch {
-	case s.ABI == 0 && s.Err != "":
-		return "no Landlock on this kernel (" + s.Err + "); commands run unconfined"
-	case !s.Enforced:
-		return fmt.Sprintf("Landlock ABI %d is available but mnemos does not apply a ruleset yet; commands run unconfined", s.ABI)
+	if s.ABI < 1 {
+		why := "no Landlock on this kernel"
+		if s.Err != "" {
+			why += " (" + s.Err + ")"
+		}
+		return why + "; commands run unconfined"
 	}
-	return fmt.Sprintf("Landlock ABI %d enforced", s.ABI)
+	what := []string{"touch files outside its granted directories"}
+	if s.ABI >= 4 {
+		what = append(what, "bind or connect TCP ports it was not granted")
+	}
+	switch {
+	case s.signalScoping():
+		what = append(what, "reach abstract unix sockets or signal processes outside its sandbox")
+	case s.ABI >= 6:
+		what = append(what, "reach abstract unix sockets outside its sandbox")
+	}
+	return fmt.Sprintf("Landlock ABI %d enforced: a command may not %s", s.ABI, joinList(what, "or"))
 }
 
-// Gaps lists what Landlock cannot restrict at this ABI.
+// Gaps lists what a confined command can still do at this ABI.
 func (s Status) Gaps() []string {
 	var g []string
+	if s.ABI < 1 {
+		g = append(g, "everything: there is no Landlock ruleset")
+	}
+	if s.ABI < 3 {
+		g = append(g, "truncating files by path (needs ABI 3)")
+	}
 	if s.ABI < 4 {
 		g = append(g, "TCP bind and connect (needs ABI 4)")
 	}
-	if s.ABI < 6 {
-		g = append(g, "abstract unix sockets and signals (needs ABI 6)")
+	if s.ABI < 5 {
+		g = append(g, "ioctl on devices it may open (needs ABI 5)")
 	}
-	g = append(g, "UDP", "MPTCP", "connecting to a unix socket file")
+	if s.ABI < 6 {
+		g = append(g, "abstract unix sockets and signals to processes outside the sandbox (needs ABI 6)")
+	} else if !s.signalScoping() {
+		g = append(g, "signals to processes outside the sandbox (the kernel lacks the fix for signals between threads)")
+	}
+	g = append(g,
+		"UDP, MPTCP and other non-TCP sockets",
+		"connecting to unix socket files (an ssh or gpg agent, a docker socket)",
+		"file metadata: stat, readlink and chdir anywhere",
+		"files reachable through hard links made before the command started",
+	)
+	if s.TerminalInjection {
+		g = append(g, "pushing input into a terminal it holds (TIOCSTI; dev.tty.legacy_tiocsti is on)")
+	}
 	return g
+}
+
+// joinList joins phrases with commas and a final conjunction.
+func joinList(p []string, conj string) string {
+	switch len(p) {
+	case 0:
+		return ""
+	case 1:
+		return p[0]
+	}
+	return strings.Join(p[:len(p)-1], ", ") + " " + conj + " " + p[len(p)-1]
 }

@@ -39,9 +39,11 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 			switch {
 			case a.dyn:
 			case a.val == "-a":
-				inv.st.aliases = nil
+				inv.st.aliases, inv.st.aliasesShared = nil, false
 			default:
-				delete(inv.st.aliases, a.val)
+				if _, ok := inv.st.aliases[a.val]; ok {
+					delete(inv.st.ownAliases(), a.val)
+				}
 			}
 		}
 	case "read":
@@ -206,7 +208,7 @@ func (w *walker) readBuiltin(inv *invocation) {
 			st.forget("REPLY")
 		}
 	}
-	in := inv.stdin
+	in := inv.stdin.get()
 	if in == nil || in.body.dyn || in.kind == "file" || in.inherited || hasOpt(opts, "-u", "-n", "-N") {
 		forgetAll()
 		return
@@ -321,7 +323,9 @@ func (w *walker) unsetBuiltin(inv *invocation) {
 			continue
 		}
 		if funcs {
-			delete(st.funcs, a.val)
+			if _, ok := st.funcs[a.val]; ok {
+				delete(st.ownFuncs(), a.val)
+			}
 			continue
 		}
 		if strings.Contains(a.val, "[") {
@@ -485,7 +489,10 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 		v.attr = v.attr || old.attr
 		st.setVar(it.name, v)
 	}
-	if opaque || strings.Contains(minus, "n") {
+	if strings.Contains(minus, "n") {
+		st.namerefs = true
+	}
+	if opaque {
 		st.makeOpaque()
 	}
 }

@@ -149,6 +149,8 @@ type walker struct {
 	pipeIn   *stdinBody
 	inStdin  *stdinBody // input of the enclosing compound command
 	markers  []string
+	markerOf map[string]string
+	srcCache map[syntax.Node]string
 
 	funcDefs  map[funcKey]*funcDef
 	defRanges []defRange
@@ -172,7 +174,6 @@ func newWalker(env Env, lim Limits) *walker {
 	return &walker{
 		lim:     lim,
 		env:     env,
-		printer: syntax.NewPrinter(syntax.SingleLine(true)),
 		maxWork: 4 * lim.MaxArgs,
 	}
 }
@@ -334,8 +335,16 @@ func (w *walker) emit(c Command) {
 const markerPrefix = "__shellparse_dynamic_"
 
 func (w *walker) marker(src string) string {
+	if m, ok := w.markerOf[src]; ok {
+		return m
+	}
+	if w.markerOf == nil {
+		w.markerOf = make(map[string]string)
+	}
 	w.markers = append(w.markers, src)
-	return markerPrefix + strconv.Itoa(len(w.markers)-1) + "__"
+	m := markerPrefix + strconv.Itoa(len(w.markers)-1) + "__"
+	w.markerOf[src] = m
+	return m
 }
 
 // unmark replaces markers in s by the source text they stand for.

@@ -148,7 +148,7 @@ func (w *walker) assignment(st *state, a *syntax.Assign) (field, value, string) 
 			dyn = dyn || e.dyn
 		}
 		if dyn {
-			src := name + op + w.source(a.Array)
+			src := w.source(a)
 			return field{val: src, dyn: true, tmpl: w.marker(src)}, old.unknown(), name
 		}
 		vals := fieldValues(elems)
@@ -214,10 +214,9 @@ func (w *walker) tryAlias(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) 
 	}
 	w.aliasing = append(w.aliasing, name)
 	defer func() { w.aliasing = w.aliasing[:len(w.aliasing)-1] }()
-	n := w.pushCtx("alias " + name)
-	defer w.popCtx(n)
 	w.enter()
 	defer w.leave()
+	n := w.pushCtx("alias " + name)
 
 	var outs []*state
 	for _, val := range as.vals {
@@ -254,6 +253,7 @@ func (w *walker) tryAlias(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) 
 		}
 		outs = append(outs, sub)
 	}
+	w.popCtx(n)
 	if as.none {
 		// On some paths the alias is not defined: the word is a command.
 		sub := st.clone()
@@ -574,6 +574,7 @@ scan:
 		i = len(args)
 	}
 	operands := args[i:]
+	inv.stdin = inv.stdin.get()
 	lang := langFor(name)
 	strict := name != "fish"
 	if cmdMode {

@@ -1,6 +1,8 @@
 package shellparse
 
 import (
+	"maps"
+	"reflect"
 	"slices"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -32,8 +34,8 @@ func knownString(s string) value { return value{known: true, set: true, str: s} 
 
 // funcDef is a function definition met in a script.
 type funcDef struct {
-	name    string
-	body    *syntax.Stmt
+	name     string
+	body     *syntax.Stmt
 	exported bool // export -f: child shells may call it
 }
 
@@ -56,12 +58,19 @@ func (a aliasSet) equal(o aliasSet) bool { return a.none == o.none && slices.Equ
 
 // state is what the parser knows about one shell at one point of a script.
 // States are values: branches work on clones which are merged afterwards.
+// The maps are shared between clones and copied on the first write.
 type state struct {
 	env     *Env
 	vars    map[string]value
-	opaque  bool // something changed variables in a way not modelled: unset names are unknown
 	funcs   map[string]funcSet
 	aliases map[string]aliasSet
+	// shared marks maps that another state may reference.
+	varsShared, funcsShared, aliasesShared bool
+
+	opaque bool // something changed variables in a way not modelled: unset names are unknown
+	// namerefs is set once a name reference exists: an assignment to one
+	// variable may change another, so no variable is known any more.
+	namerefs bool
 	// Positional parameters $1..., known when posKnown; $0 when arg0Known.
 	pos       []field
 	posKnown  bool
@@ -74,31 +83,8 @@ func newState(env *Env) *state {
 }
 
 func (st *state) clone() *state {
+	st.varsShared, st.funcsShared, st.aliasesShared = st.vars != nil, st.funcs != nil, st.aliases != nil
 	c := *st
-	if len(st.vars) > 0 {
-		c.vars = make(map[string]value, len(st.vars))
-		for k, v := range st.vars {
-			c.vars[k] = v
-		}
-	} else {
-		c.vars = nil
-	}
-	if len(st.funcs) > 0 {
-		c.funcs = make(map[string]funcSet, len(st.funcs))
-		for k, v := range st.funcs {
-			c.funcs[k] = v
-		}
-	} else {
-		c.funcs = nil
-	}
-	if len(st.aliases) > 0 {
-		c.aliases = make(map[string]aliasSet, len(st.aliases))
-		for k, v := range st.aliases {
-			c.aliases[k] = v
-		}
-	} else {
-		c.aliases = nil
-	}
 	return &c
 }
 
@@ -120,14 +106,43 @@ func (st *state) child() *state {
 }
 
 func (st *state) setVar(name string, v value) {
-	if st.vars == nil {
+	switch {
+	case st.vars == nil:
 		st.vars = make(map[string]value)
+	case st.varsShared:
+		st.vars = maps.Clone(st.vars)
 	}
+	st.varsShared = false
 	st.vars[name] = v
+}
+
+func (st *state) ownFuncs() map[string]funcSet {
+	switch {
+	case st.funcs == nil:
+		st.funcs = make(map[string]funcSet)
+	case st.funcsShared:
+		st.funcs = maps.Clone(st.funcs)
+	}
+	st.funcsShared = false
+	return st.funcs
+}
+
+func (st *state) ownAliases() map[string]aliasSet {
+	switch {
+	case st.aliases == nil:
+		st.aliases = make(map[string]aliasSet)
+	case st.aliasesShared:
+		st.aliases = maps.Clone(st.aliases)
+	}
+	st.aliasesShared = false
+	return st.aliases
 }
 
 // lookup returns what is known about a variable.
 func (st *state) lookup(name string) value {
+	if st.namerefs {
+		return value{exported: st.vars[name].exported}
+	}
 	if v, ok := st.vars[name]; ok {
 		return v
 	}
@@ -180,23 +195,21 @@ func (st *state) forget(name string) {
 }
 
 func (st *state) defineFunc(d *funcDef) {
-	if st.funcs == nil {
-		st.funcs = make(map[string]funcSet)
-	}
-	st.funcs[d.name] = funcSet{defs: []*funcDef{d}}
+	st.ownFuncs()[d.name] = funcSet{defs: []*funcDef{d}}
 }
 
 func (st *state) defineAlias(name, val string) {
-	if st.aliases == nil {
-		st.aliases = make(map[string]aliasSet)
-	}
-	st.aliases[name] = aliasSet{vals: []string{val}}
+	st.ownAliases()[name] = aliasSet{vals: []string{val}}
 }
 
 // makeOpaque forgets every variable.
 func (st *state) makeOpaque() {
-	for k, v := range st.vars {
-		st.vars[k] = v.unknown()
+	if len(st.vars) > 0 {
+		vars := make(map[string]value, len(st.vars))
+		for k, v := range st.vars {
+			vars[k] = v.unknown()
+		}
+		st.vars, st.varsShared = vars, false
 	}
 	st.opaque = true
 	st.posKnown = false
@@ -204,7 +217,7 @@ func (st *state) makeOpaque() {
 }
 
 func (st *state) equal(o *state) bool {
-	if st.opaque != o.opaque || st.posKnown != o.posKnown || st.arg0Known != o.arg0Known {
+	if st.opaque != o.opaque || st.namerefs != o.namerefs || st.posKnown != o.posKnown || st.arg0Known != o.arg0Known {
 		return false
 	}
 	if st.posKnown && !slices.Equal(st.pos, o.pos) {
@@ -215,6 +228,9 @@ func (st *state) equal(o *state) bool {
 	}
 	if len(st.vars) != len(o.vars) || len(st.funcs) != len(o.funcs) || len(st.aliases) != len(o.aliases) {
 		return false
+	}
+	if sameMap(st.vars, o.vars) && sameMap(st.funcs, o.funcs) && sameMap(st.aliases, o.aliases) {
+		return true
 	}
 	for k, v := range st.vars {
 		ov, ok := o.vars[k]
@@ -244,84 +260,96 @@ func merge(outs ...*state) *state {
 	res := &state{env: first.env}
 	for _, o := range outs {
 		res.opaque = res.opaque || o.opaque
+		res.namerefs = res.namerefs || o.namerefs
 	}
-	names := map[string]bool{}
-	for _, o := range outs {
-		for k := range o.vars {
-			names[k] = true
-		}
-	}
-	for k := range names {
-		v := first.lookup(k)
-		same := true
-		exported := v.exported
-		attr := v.attr
-		for _, o := range outs[1:] {
-			ov := o.lookup(k)
-			exported = exported || ov.exported
-			attr = attr || ov.attr
-			if !ov.equal(v) {
-				same = false
-			}
-		}
-		if !same {
-			v = value{exported: exported, attr: attr}
-		}
-		res.setVar(k, v)
-	}
-
-	fnames := map[string]bool{}
-	for _, o := range outs {
-		for k := range o.funcs {
-			fnames[k] = true
-		}
-	}
-	for k := range fnames {
-		var fs funcSet
+	if all(outs, func(o *state) bool { return sameMap(o.vars, first.vars) }) && !res.namerefs &&
+		all(outs, func(o *state) bool { return o.opaque == first.opaque }) {
+		// Same variables on every path (the common case).
+		res.vars, res.varsShared = first.vars, true
+		first.varsShared = first.vars != nil
+	} else {
+		names := map[string]bool{}
 		for _, o := range outs {
-			f, ok := o.funcs[k]
-			if !ok {
-				fs.none = true
-				continue
+			for k := range o.vars {
+				names[k] = true
 			}
-			fs.none = fs.none || f.none
-			for _, d := range f.defs {
-				if !slices.Contains(fs.defs, d) {
-					fs.defs = append(fs.defs, d)
+		}
+		for k := range names {
+			v := first.lookup(k)
+			same := true
+			exported := v.exported
+			attr := v.attr
+			for _, o := range outs[1:] {
+				ov := o.lookup(k)
+				exported = exported || ov.exported
+				attr = attr || ov.attr
+				if !ov.equal(v) {
+					same = false
 				}
 			}
+			if !same {
+				v = value{exported: exported, attr: attr}
+			}
+			res.setVar(k, v)
 		}
-		if res.funcs == nil {
-			res.funcs = make(map[string]funcSet)
-		}
-		res.funcs[k] = fs
 	}
 
-	anames := map[string]bool{}
-	for _, o := range outs {
-		for k := range o.aliases {
-			anames[k] = true
-		}
-	}
-	for k := range anames {
-		var as aliasSet
+	if all(outs, func(o *state) bool { return sameMap(o.funcs, first.funcs) }) {
+		res.funcs, res.funcsShared = first.funcs, true
+		first.funcsShared = first.funcs != nil
+	} else {
+		fnames := map[string]bool{}
 		for _, o := range outs {
-			a, ok := o.aliases[k]
-			if !ok {
-				as.none = true
-				continue
+			for k := range o.funcs {
+				fnames[k] = true
 			}
-			as.none = as.none || a.none
-			for _, v := range a.vals {
-				if !slices.Contains(as.vals, v) {
-					as.vals = append(as.vals, v)
+		}
+		for k := range fnames {
+			var fs funcSet
+			for _, o := range outs {
+				f, ok := o.funcs[k]
+				if !ok {
+					fs.none = true
+					continue
+				}
+				fs.none = fs.none || f.none
+				for _, d := range f.defs {
+					if !slices.Contains(fs.defs, d) {
+						fs.defs = append(fs.defs, d)
+					}
 				}
 			}
+			res.ownFuncs()[k] = fs
 		}
-		if res.aliases == nil {
-			res.aliases = make(map[string]aliasSet)
+	}
+
+	if all(outs, func(o *state) bool { return sameMap(o.aliases, first.aliases) }) {
+		res.aliases, res.aliasesShared = first.aliases, true
+		first.aliasesShared = first.aliases != nil
+	} else {
+		anames := map[string]bool{}
+		for _, o := range outs {
+			for k := range o.aliases {
+				anames[k] = true
+			}
 		}
-		res.aliases[k] = as
+		for k := range anames {
+			var as aliasSet
+			for _, o := range outs {
+				a, ok := o.aliases[k]
+				if !ok {
+					as.none = true
+					continue
+				}
+				as.none = as.none || a.none
+				for _, v := range a.vals {
+					if !slices.Contains(as.vals, v) {
+						as.vals = append(as.vals, v)
+					}
+				}
+			}
+			res.ownAliases()[k] = as
+		}
 	}
 
 	res.posKnown = !res.opaque
@@ -343,4 +371,21 @@ func merge(outs ...*state) *state {
 		res.arg0 = field{}
 	}
 	return res
+}
+
+func all(outs []*state, f func(*state) bool) bool {
+	for _, o := range outs {
+		if !f(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameMap reports whether two maps are the same map (or both empty).
+func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

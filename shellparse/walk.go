@@ -169,7 +169,8 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 			n := w.pushCtx("|")
 			sub := st.clone()
 			if i > 0 {
-				w.pipeIn = w.staticOutput(st, items[i-1])
+				prev := items[i-1]
+				w.pipeIn = &stdinBody{lazy: func() *stdinBody { return w.staticOutput(st, prev) }}
 			}
 			w.stmt(sub, s)
 			w.pipeIn = nil
@@ -484,6 +485,11 @@ func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
 	switch x := x.(type) {
 	case *syntax.Word:
 		w.walkWord(st, x)
+		if f := w.literal(st, x, false); !f.dyn && strings.ContainsAny(f.val, "$`") {
+			// A quoted expression (let 'a[$(cmd)]=1') is evaluated by the
+			// shell after quote removal.
+			w.walkArithString(st, f.val, depth+1)
+		}
 		if s, ok := simpleLit(x); ok && validName(s) {
 			v := st.lookup(s)
 			if v.known && v.set && strings.ContainsAny(v.str, "$`") {
@@ -629,6 +635,21 @@ type stdinBody struct {
 	// inherited is set for the input of an enclosing compound command,
 	// which several commands may share.
 	inherited bool
+	// lazy computes the body when it is needed (the output of the
+	// previous command of a pipeline); it may return nil.
+	lazy func() *stdinBody
+}
+
+// get resolves a lazy body.
+func (s *stdinBody) get() *stdinBody {
+	if s == nil || s.lazy == nil {
+		return s
+	}
+	r := s.lazy()
+	if r != nil {
+		r.inherited = s.inherited
+	}
+	return r
 }
 
 // evalRedirects evaluates redirections; it also returns standard input
@@ -652,6 +673,9 @@ func (w *walker) evalRedirects(st *state, rs []*syntax.Redirect) ([]Redirect, *s
 				body = lit(rawWord(r.Hdoc))
 			} else {
 				body = w.document(st, r.Hdoc)
+			}
+			if r.Op == syntax.DashHdoc && !body.dyn {
+				body = lit(stripTabs(body.val))
 			}
 			red.Target = body.word()
 			if toStdin {
@@ -688,6 +712,15 @@ func (w *walker) evalRedirects(st *state, rs []*syntax.Redirect) ([]Redirect, *s
 	return out, stdin
 }
 
+// stripTabs removes the leading tabs of each line, as <<- does.
+func stripTabs(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
+
 // rawWord is the literal text of a word (a quoted here-document body).
 func rawWord(word *syntax.Word) string {
 	if word == nil {
@@ -710,8 +743,6 @@ func (w *walker) staticOutput(st *state, s *syntax.Stmt) *stdinBody {
 		return nil
 	}
 	scratch := st.clone()
-	saved := w.markers
-	defer func() { w.markers = saved }()
 	w.dry++
 	args := w.fields(scratch, c.Args)
 	rs, stdin := w.evalRedirects(scratch, s.Redirs)
@@ -719,16 +750,26 @@ func (w *walker) staticOutput(st *state, s *syntax.Stmt) *stdinBody {
 	if len(args) == 0 {
 		return nil
 	}
-	for _, a := range args {
-		if a.dyn {
-			return nil
-		}
+	if args[0].dyn {
+		return nil
 	}
 	var out string
 	switch args[0].val {
 	case "echo":
 		if len(rs) > 0 {
 			return nil
+		}
+		rest := args[1:]
+		for len(rest) > 0 && !rest[0].dyn && strings.HasPrefix(rest[0].val, "-") {
+			rest = rest[1:]
+		}
+		for _, a := range rest {
+			if a.dyn {
+				// The shell reads a partly dynamic script.
+				f := joinFields(w, rest)
+				f.tmpl += "\n"
+				return &stdinBody{body: f, kind: "stdin"}
+			}
 		}
 		words := fieldValues(args[1:])
 		newline, escapes := true, false
@@ -756,14 +797,22 @@ func (w *walker) staticOutput(st *state, s *syntax.Stmt) *stdinBody {
 		if len(rs) > 0 || len(args) < 2 {
 			return nil
 		}
+		for _, a := range args {
+			if a.dyn {
+				return nil
+			}
+		}
 		s, ok := printfStatic(args[1].val, fieldValues(args[2:]))
 		if !ok {
 			return nil
 		}
 		out = s
 	case "cat":
-		if len(args) != 1 || stdin == nil || stdin.kind == "file" || stdin.body.dyn {
+		if len(args) != 1 || stdin == nil || stdin.kind == "file" {
 			return nil
+		}
+		if stdin.body.dyn {
+			return &stdinBody{body: stdin.body, kind: "stdin"}
 		}
 		out = stdin.body.val
 	default:

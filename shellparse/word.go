@@ -90,11 +90,20 @@ const (
 
 // source renders a node as shell text.
 func (w *walker) source(n syntax.Node) string {
+	if s, ok := w.srcCache[n]; ok {
+		return s
+	}
+	if w.printer == nil {
+		w.printer = syntax.NewPrinter(syntax.SingleLine(true))
+		w.srcCache = make(map[syntax.Node]string)
+	}
 	var b strings.Builder
 	if err := w.printer.Print(&b, n); err != nil {
 		return "?"
 	}
-	return b.String()
+	s := b.String()
+	w.srcCache[n] = s
+	return s
 }
 
 // simpleLit reports whether a word is one literal needing no evaluation.

@@ -29,19 +29,23 @@ func TestZZGen(t *testing.T) {
 		var s *Script
 		var err error
 		if cs.kind == "A" {
-			s, err = ParseArgv(strings.Split(cs.src, "\x1f"), env)
+			s, err = ParseArgv(strings.Split(cs.src, "¦"), env)
 		} else {
 			s, err = ParseScript(cs.src, env)
 		}
 		if err != nil {
-			fmt.Fprintf(&b, "{%q, %q, nil, %q},\n", cs.name, cs.src, err.Error())
+			fmt.Fprintf(&b, "// ERROR %q %q: %v\n", cs.name, cs.src, err)
 			continue
 		}
-		fmt.Fprintf(&b, "{%q, %q, []string{\n", cs.name, cs.src)
+		if cs.kind == "A" {
+			fmt.Fprintf(&b, "{name: %q, argv: %#v, want: []string{\n", cs.name, strings.Split(cs.src, "¦"))
+		} else {
+			fmt.Fprintf(&b, "{name: %q, src: %q, want: []string{\n", cs.name, cs.src)
+		}
 		for _, cmd := range s.Commands {
 			fmt.Fprintf(&b, "\t%q,\n", render(cmd))
 		}
-		fmt.Fprintf(&b, "}, \"\"},\n")
+		fmt.Fprintf(&b, "}},\n")
 	}
 	os.WriteFile(path+".out", []byte(b.String()), 0o644)
 }

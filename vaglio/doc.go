@@ -67,7 +67,7 @@
 // The rule-based judge ("rule-based-v1", seed 003 ch. 4) starts at 0.70,
 // adds 0.10 when the intent mentions a token of three or more letters of
 // the program name, subtracts 0.20 when an argument holds ".." and "/"
-// (possible path traversal), subtracts 0.10 for a shape anomaly (an
+// (possible path traversal; redirect targets count as arguments), subtracts 0.10 for a shape anomaly (an
 // assignment name that is not an identifier, a control character in a
 // word), adds 0.05 for a non-critical command, and clamps to [0,1]. Below
 // the threshold (default 0.30) the verdict is a denial blocked by the judge.

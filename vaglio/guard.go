@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
@@ -18,7 +19,7 @@ const (
 // Guard is phase 1: the denials nothing overrides. Its fields only tell it
 // where things are; none of them can make it allow something it would
 // otherwise deny. The zero Guard is a working guard (home unknown, no
-// protected paths beyond the built-in ones, "mnemos" as the only self name).
+// protected paths, "mnemos" as the only self name).
 type Guard struct {
 	// Home is the user's home directory, for "~" and "$HOME".
 	Home string
@@ -122,20 +123,26 @@ func appendCdTargets(g Guard, cmd shellparse.Command, dirs []string) []string {
 		return dirs
 	}
 	var target shellparse.Word
-	for _, w := range cmd.Argv[1:] {
-		if w.Value == "--" || w.Value == "-" || !strings.HasPrefix(w.Value, "-") {
+	for i, w := range cmd.Argv[1:] {
+		if w.Value == "--" {
+			if i+2 < len(cmd.Argv) {
+				target = cmd.Argv[i+2]
+			}
+			break
+		}
+		if w.Dynamic || w.Value == "-" || !strings.HasPrefix(w.Value, "-") {
 			target = w
 			break
 		}
 	}
 	if target.Dynamic || target.Value == "-" {
-		return dirs
+		return dirs // unknown, or the previous directory
 	}
 	n := len(dirs)
 	for _, d := range dirs[:n] {
 		r := newResolver(g.Home, d)
-		next := r.home
-		if target.Value != "" && target.Value != "--" {
+		next := r.home // a bare cd goes home
+		if target.Value != "" {
 			next = r.abs(r.expandHome(target.Value))
 		}
 		if len(dirs) < maxDirs && !contains(dirs, next) {
@@ -256,7 +263,11 @@ func argvName(argv []shellparse.Word) string {
 func quote(s string) string {
 	const max = 120
 	if len(s) > max {
-		s = s[:max] + "…"
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return fmt.Sprintf("%q", s)
 }

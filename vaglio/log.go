@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -177,17 +176,19 @@ func boundedKeys(keys []string) []string {
 }
 
 // RedactIntent prepares the agent's intent for the log. The intent is free
-// text and may repeat anything, so: every word of the command (program,
-// arguments, redirect targets, assignment values) of four bytes or more is
-// replaced by "[arg]"; values after credential-like keys ("password=",
-// "token:", "Bearer") and long opaque tokens become "[redacted]"; control
-// characters become spaces; the result is cut to MaxLogIntent characters.
+// text and may repeat anything, so: every piece of it (between blanks and
+// punctuation) of four bytes or more that is also a piece of a word of the
+// command (program, arguments, redirect targets, assignment values) becomes
+// "[arg]"; values after credential-like keys ("password=", "token:",
+// "Bearer") and long opaque tokens become "[redacted]"; control characters
+// become spaces; the result is cut to MaxLogIntent characters. The work is
+// linear in the sizes of the intent and the command.
 func RedactIntent(intent string, cmd shellparse.Command) string {
 	if intent == "" {
 		return ""
 	}
-	// Bound the work: only the start of a long intent can reach the log.
-	// The cut drops the last, possibly partial, word.
+	// Only the start of a long intent can reach the log. The cut drops the
+	// last, possibly partial, word.
 	if limit := 4 * MaxLogIntent * utf8.UTFMax; len(intent) > limit {
 		intent = intent[:limit]
 		if i := strings.LastIndexAny(intent, " \t\n"); i > 0 {
@@ -200,12 +201,8 @@ func RedactIntent(intent string, cmd shellparse.Command) string {
 		}
 		return r
 	}, intent)
-	for _, v := range commandValues(cmd) {
-		if len(v) >= 4 && len(v) <= len(s) && strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, "[arg]")
-		}
-	}
 	s = redactSecrets(s)
+	s = replacePieces(s, commandPieces(cmd))
 	if utf8.RuneCountInString(s) > MaxLogIntent {
 		r := []rune(s)
 		s = string(r[:MaxLogIntent]) + "…"
@@ -213,26 +210,89 @@ func RedactIntent(intent string, cmd shellparse.Command) string {
 	return s
 }
 
-// commandValues lists the command's words, longest first, so that a longer
-// value is replaced before a shorter one inside it.
-func commandValues(cmd shellparse.Command) []string {
-	var vals []string
-	for _, w := range cmd.Argv {
-		vals = append(vals, w.Value)
-		if _, v, ok := strings.Cut(w.Value, "="); ok {
-			vals = append(vals, v)
+// minPiece is the shortest piece of a command word the intent redaction
+// looks for.
+const minPiece = 4
+
+// isPieceSep separates the pieces of intents and command words.
+func isPieceSep(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\'', '"', '`', '=', ':', ',', ';', '(', ')', '[', ']', '{', '}', '<', '>', '|', '&':
+		return true
+	}
+	return false
+}
+
+// trimPiece drops sentence punctuation around a piece.
+func trimPiece(p string) string {
+	return strings.Trim(p, ".!?")
+}
+
+// commandPieces is the set of pieces of the command's words; a short
+// option's glued value counts as a piece too ("-pSECRET" gives "SECRET").
+func commandPieces(cmd shellparse.Command) map[string]bool {
+	set := map[string]bool{}
+	add := func(v string) {
+		for _, p := range strings.FieldsFunc(v, isPieceSep) {
+			for _, q := range []string{p, trimPiece(p)} {
+				if len(q) >= minPiece {
+					set[q] = true
+				}
+			}
+			if len(p) > 2 && p[0] == '-' && p[1] != '-' && len(p)-2 >= minPiece {
+				set[p[2:]] = true
+			}
 		}
+	}
+	for _, w := range cmd.Argv {
+		add(w.Value)
 	}
 	for _, r := range cmd.Redirects {
-		vals = append(vals, r.Target.Value)
+		add(r.Target.Value)
 	}
 	for _, a := range cmd.Assigns {
-		if _, v, ok := strings.Cut(a, "="); ok {
-			vals = append(vals, v)
+		add(a)
+	}
+	return set
+}
+
+// replacePieces replaces each piece of s found in set with "[arg]".
+func replacePieces(s string, set map[string]bool) string {
+	if len(set) == 0 {
+		return s
+	}
+	var b strings.Builder
+	start := -1
+	flush := func(end int) {
+		p := s[start:end]
+		t := trimPiece(p)
+		switch {
+		case set[p]:
+			b.WriteString("[arg]")
+		case t != "" && set[t]:
+			i := strings.Index(p, t)
+			b.WriteString(p[:i] + "[arg]" + p[i+len(t):])
+		default:
+			b.WriteString(p)
+		}
+		start = -1
+	}
+	for i, r := range s {
+		if isPieceSep(r) {
+			if start >= 0 {
+				flush(i)
+			}
+			b.WriteRune(r)
+			continue
+		}
+		if start < 0 {
+			start = i
 		}
 	}
-	slices.SortStableFunc(vals, func(a, b string) int { return len(b) - len(a) })
-	return vals
+	if start >= 0 {
+		flush(len(s))
+	}
+	return b.String()
 }
 
 // redactSecrets replaces the value after a credential-like key and any

@@ -14,7 +14,7 @@ import (
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
-var testNow = time.Date(2026, 4, 27, 21, 30, 0, 0, time.UTC)
+func testNow() time.Time { return time.Date(2026, 4, 27, 21, 30, 0, 0, time.UTC) }
 
 func readLog(t *testing.T, name string) []map[string]any {
 	t.Helper()
@@ -40,11 +40,11 @@ func TestAppendLog(t *testing.T) {
 	c := cmd("rm -rf --one-file-system ./build")
 	v := Judge{}.Judge(Input{Intent: "clean the build", Command: c, Critical: true})
 	rec := NewLogRecord(c, v, "clean the build", []string{"level", "capability"})
-	if err := AppendLog(dir, rec, testNow); err != nil {
+	if err := AppendLog(dir, rec, testNow()); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := testGuard().Check(cmd("cat /etc/shadow"), "/")
-	if err := AppendLog(dir, NewLogRecord(cmd("cat /etc/shadow"), h.Verdict(), "", nil), testNow.Add(time.Hour)); err != nil {
+	if err := AppendLog(dir, NewLogRecord(cmd("cat /etc/shadow"), h.Verdict(), "", nil), testNow().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	name := filepath.Join(dir, "2026-04.jsonl")
@@ -93,7 +93,7 @@ func TestAppendLogFailsWithoutHarm(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := AppendLog(file, LogRecord{}, testNow); err == nil {
+	if err := AppendLog(file, LogRecord{}, testNow()); err == nil {
 		t.Fatal("no error writing under a file")
 	}
 }
@@ -124,7 +124,7 @@ func TestSecurityLogNeverRecordsArgumentValues(t *testing.T) {
 			t.Fatal("the hit shown to the user should name the word; the log must not")
 		}
 		for _, v := range []Verdict{h.Verdict(), Judge{}.Judge(Input{Intent: intent, Command: c}), Judge{Threshold: 1}.Judge(Input{Intent: intent, Command: c})} {
-			if err := AppendLog(dir, NewLogRecord(c, v, intent, []string{"level"}), testNow); err != nil {
+			if err := AppendLog(dir, NewLogRecord(c, v, intent, []string{"level"}), testNow()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -180,6 +180,10 @@ func TestRedactIntent(t *testing.T) {
 		if got := RedactIntent(tc.in, c); got != tc.want {
 			t.Errorf("RedactIntent(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+	glued := cmd("mysql -pS3cretValue 'commit message words'")
+	if got := RedactIntent("the password is S3cretValue. Message words!", glued); got != "the password is [arg]. Message [arg]!" {
+		t.Errorf("glued option value: %q", got)
 	}
 	long := strings.Repeat("è", 500)
 	got := RedactIntent(long, shellparse.Command{})

@@ -10,10 +10,10 @@ import (
 // contract between shellparse's output (contexts, wrappers, dynamic words)
 // and the guard.
 
-var parseEnv = shellparse.Env{Home: "/home/u", Cwd: "/home/u/proj"}
+func parseEnv() shellparse.Env { return shellparse.Env{Home: "/home/u", Cwd: "/home/u/proj"} }
 
 func firstCheck(g Guard, s *shellparse.Script) string {
-	if hits := g.CheckScript(s, parseEnv.Cwd); len(hits) > 0 {
+	if hits := g.CheckScript(s, parseEnv().Cwd); len(hits) > 0 {
 		return hits[0].Check
 	}
 	return ok
@@ -66,7 +66,7 @@ func TestSecurityGuardOnParsedScripts(t *testing.T) {
 		{"rm -rf ./build node_modules", ok},
 		{"go test ./... 2>&1 | tee /tmp/test.log", ok},
 	} {
-		s, err := shellparse.ParseScript(tc.src, parseEnv)
+		s, err := shellparse.ParseScript(tc.src, parseEnv())
 		if err != nil {
 			t.Errorf("%q: %v", tc.src, err)
 			continue
@@ -91,7 +91,7 @@ func TestSecurityGuardOnParsedArgv(t *testing.T) {
 		{[]string{"git", "status"}, ok},
 		{[]string{"echo", "rm -rf /"}, ok},
 	} {
-		s, err := shellparse.ParseArgv(tc.argv, parseEnv)
+		s, err := shellparse.ParseArgv(tc.argv, parseEnv())
 		if err != nil {
 			t.Errorf("%q: %v", tc.argv, err)
 			continue

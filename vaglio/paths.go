@@ -85,7 +85,15 @@ func (r resolver) wordCandidates(w shellparse.Word, out []candidate) []candidate
 		return out
 	}
 	if !w.Dynamic {
-		return append(out, newCandidate(r.abs(r.expandHome(w.Value)), false, false, w.Value))
+		p := r.abs(r.expandHome(w.Value))
+		out = append(out, newCandidate(p, false, false, w.Value))
+		if hasMeta(w.Value) {
+			// A literal word with glob characters (an argv passed without
+			// a shell, or a quoted one) is also judged as the glob it
+			// would be if a shell expanded it: "rm -rf '/*'" counts.
+			out = append(out, newCandidate(p, true, false, w.Value))
+		}
+		return out
 	}
 	s := r.expandHome(stripQuotes(w.Value))
 	return r.dynamicCandidates(s, true, w.Value, out)

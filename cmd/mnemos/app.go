@@ -267,8 +267,14 @@ func (a *app) gate() (*gate.Gate, error) {
 	if exe, err := os.Executable(); err == nil {
 		self = append(self, exe)
 	}
+	vars := map[string]string{}
+	for _, k := range []string{"MNEMOS_HOME", "MNEMOS_POLICY", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "USER", "LOGNAME"} {
+		if v := a.getenv(k); v != "" {
+			vars[k] = v
+		}
+	}
 	a.g = gate.New(gate.Config{
-		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self,
+		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self, Vars: vars,
 		Now: a.now, Rand: rand.Reader, Log: a.log,
 		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
 	})

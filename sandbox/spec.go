@@ -1,0 +1,263 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Options describe the run DefaultSpec builds a sandbox for. Every path is
+// absolute.
+type Options struct {
+	// Workspace is granted read-write: the project the command works on.
+	Workspace string
+	// Home is the user's home directory. It is never granted whole; only
+	// Caches, HomeRead and HomeExec below it are.
+	Home string
+	// TempDirs are granted read-write. The caller passes them (usually
+	// $TMPDIR or /tmp); nil grants none.
+	TempDirs []string
+	// Caches are granted read-write. nil means DefaultCaches(Home).
+	Caches []string
+	// HomeRead are granted read-only. nil means DefaultHomeRead(Home).
+	HomeRead []string
+	// HomeExec are granted read and execute (tool managers). nil means
+	// DefaultHomeExec(Home).
+	HomeExec []string
+	// ExtraRead and ExtraWrite come from the policy's sandbox section.
+	ExtraRead  []string
+	ExtraWrite []string
+	// Protected are mnemos's own configuration and state; Secrets are the
+	// user's keys and credentials. Neither is reached by any grant.
+	Protected []string
+	Secrets   []string
+	// Network allows TCP; Ports, when not empty, are the only ports the
+	// command may connect to.
+	Network bool
+	Ports   []uint16
+	// Required refuses to run unconfined (Spec.Required).
+	Required bool
+}
+
+// systemReadExec are the directories programs are loaded from.
+func systemReadExec() []string {
+	return []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/snap"}
+}
+
+// systemReadOnly are the kernel's views most programs read: /proc for
+// their own process (the kernel's ptrace check still keeps other
+// processes' memory, environment and open files out of reach) and /sys.
+func systemReadOnly() []string { return []string{"/proc", "/sys"} }
+
+// devices are the character devices every program may use.
+func devices() []string {
+	return []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+}
+
+// terminals are the terminal devices, which need terminal ioctls.
+func terminals() []string { return []string{"/dev/tty", "/dev/ptmx", "/dev/pts"} }
+
+// DefaultCaches are the build and package caches under home a command may
+// write: ~/.cache, ~/go, ~/.npm, ~/.cargo, ~/.rustup, ~/.gradle, ~/.m2.
+func DefaultCaches(home string) []string {
+	return underHome(home, ".cache", "go", ".npm", ".cargo", ".rustup", ".gradle", ".m2")
+}
+
+// DefaultHomeRead are the files under home a command may read: git's
+// configuration, so that commits carry the user's name.
+func DefaultHomeRead(home string) []string {
+	return underHome(home, ".gitconfig", ".config/git")
+}
+
+// DefaultHomeExec are the tool directories under home a command may run
+// programs from.
+func DefaultHomeExec(home string) []string {
+	return underHome(home, ".local/bin", ".pyenv", ".nvm", ".volta", ".bun", ".deno", ".asdf", ".local/share/mise")
+}
+
+// DefaultSecrets are the usual keys and credentials: under home, the SSH,
+// GnuPG and cloud credentials and the tokens some caches keep; in /etc, the
+// password hashes, sudo's configuration and the SSH host keys.
+func DefaultSecrets(home string) []string {
+	s := []string{
+		"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+		"/etc/sudoers", "/etc/sudoers.d",
+		"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
+		"/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
+	}
+	return append(s, underHome(home,
+		".ssh", ".gnupg", ".password-store", ".aws", ".azure", ".config/gcloud",
+		".kube", ".docker/config.json", ".netrc", ".git-credentials", ".pgpass",
+		".config/gh/hosts.yml", ".npmrc", ".pypirc", ".cache/huggingface/token",
+		".cargo/credentials", ".cargo/credentials.toml",
+		".gradle/gradle.properties", ".m2/settings.xml", ".m2/settings-security.xml",
+	)...)
+}
+
+func underHome(home string, rel ...string) []string {
+	if home == "" {
+		return nil
+	}
+	out := make([]string, len(rel))
+	for i, r := range rel {
+		out[i] = filepath.Join(home, r)
+	}
+	return out
+}
+
+// DefaultSpec builds the sandbox for one run: read and execute on the
+// system directories, read on /proc and /sys, the usual devices, read-write
+// on the workspace, temp directories and caches, nothing on Protected and
+// Secrets.
+//
+// It refuses (ErrUnsafeGrant) to grant the workspace, a temp directory or
+// an extra path that is the home directory or holds it, or that holds or
+// lies inside a protected or secret path: the command could then read
+// secrets or rewrite mnemos's policy, and narrowing the grant would fail
+// in surprising ways. Defaults that do not exist are left out; the paths
+// the caller named are kept, and Start reports the missing ones.
+func DefaultSpec(o Options) (Spec, error) {
+	if !filepath.IsAbs(o.Workspace) {
+		return Spec{}, fmt.Errorf("workspace %q is not an absolute path", o.Workspace)
+	}
+	if o.Home != "" && !filepath.IsAbs(o.Home) {
+		return Spec{}, fmt.Errorf("home %q is not an absolute path", o.Home)
+	}
+	deny := slices.Concat(o.Protected, o.Secrets)
+	realDeny := make([]string, len(deny))
+	for i, d := range deny {
+		if !filepath.IsAbs(d) {
+			return Spec{}, fmt.Errorf("protected path %q is not absolute", d)
+		}
+		realDeny[i], _ = realPath(d)
+	}
+	check := func(what, p string) error {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("%s %q is not an absolute path", what, p)
+		}
+		real, _ := realPath(p)
+		if o.Home != "" {
+			if home, _ := realPath(o.Home); within(home, real) {
+				if home == real {
+					return fmt.Errorf("%w: the %s %s is the home directory, which is never granted whole; work in a project directory", ErrUnsafeGrant, what, p)
+				}
+				return fmt.Errorf("%w: the %s %s holds the home directory %s, which is never granted whole", ErrUnsafeGrant, what, p, o.Home)
+			}
+		}
+		for i, d := range realDeny {
+			if within(real, d) {
+				return fmt.Errorf("%w: the %s %s is inside %s, which sandboxed commands may not reach", ErrUnsafeGrant, what, p, deny[i])
+			}
+			if within(d, real) {
+				return fmt.Errorf("%w: the %s %s holds %s, which sandboxed commands may not reach", ErrUnsafeGrant, what, p, deny[i])
+			}
+		}
+		return nil
+	}
+	if err := check("workspace", o.Workspace); err != nil {
+		return Spec{}, err
+	}
+	for _, group := range []struct {
+		what  string
+		paths []string
+	}{{"temp directory", o.TempDirs}, {"write path", o.ExtraWrite}, {"read path", o.ExtraRead}} {
+		for _, p := range group.paths {
+			if err := check(group.what, p); err != nil {
+				return Spec{}, err
+			}
+		}
+	}
+	orDefault := func(given []string, def func(string) []string) []string {
+		if given != nil {
+			return given
+		}
+		return existing(def(o.Home))
+	}
+	s := Spec{
+		ReadExec:     slices.Concat(existing(systemReadExec()), orDefault(o.HomeExec, DefaultHomeExec)),
+		ReadOnly:     slices.Concat(existing(systemReadOnly()), orDefault(o.HomeRead, DefaultHomeRead), o.ExtraRead),
+		ReadWrite:    slices.Concat([]string{o.Workspace}, o.TempDirs, orDefault(o.Caches, DefaultCaches), o.ExtraWrite),
+		Devices:      existing(devices()),
+		Terminals:    existing(terminals()),
+		Deny:         deny,
+		Network:      o.Network,
+		ConnectPorts: o.Ports,
+		Scoped:       true,
+		Required:     o.Required,
+	}
+	if o.Network {
+		s.ReadOnly = append(s.ReadOnly, existing(resolverPaths())...)
+	}
+	return s, nil
+}
+
+// resolverPaths are what name resolution reads outside /etc: the file
+// /etc/resolv.conf links to, and systemd-resolved's directory.
+func resolverPaths() []string {
+	p := []string{"/run/systemd/resolve"}
+	if r, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && r != "/etc/resolv.conf" {
+		p = append(p, r)
+	}
+	return p
+}
+
+// existing keeps the paths that exist.
+func existing(paths []string) []string {
+	out := paths[:0:0]
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DeniedHint explains, for a path a confined command was refused, whether
+// the spec grants it and what to add to the policy's sandbox section to
+// grant it. It returns "" when the spec already grants the path for
+// writing, so the refusal came from elsewhere.
+func DeniedHint(s Spec, path string) string {
+	if !filepath.IsAbs(path) {
+		return ""
+	}
+	real, ok := realPath(path)
+	target := path
+	if !ok {
+		// Grant the nearest directory that exists: Start skips paths that
+		// do not.
+		for d := filepath.Dir(filepath.Clean(path)); ; d = filepath.Dir(d) {
+			if _, err := os.Stat(d); err == nil || d == "/" {
+				target = d
+				break
+			}
+		}
+	}
+	realTarget, _ := realPath(target)
+	for _, d := range s.Deny {
+		rd, _ := realPath(d)
+		if within(real, rd) {
+			return fmt.Sprintf("%s is protected (%s): no policy grants it to a sandboxed command", path, d)
+		}
+		if within(rd, realTarget) {
+			return fmt.Sprintf("%s is outside the sandbox, and granting %s would expose %s: grant a narrower directory in the policy's sandbox section", path, target, d)
+		}
+	}
+	if grantedBy(real, s.ReadWrite) {
+		return ""
+	}
+	if grantedBy(real, slices.Concat(s.ReadExec, s.ReadOnly, s.Devices, s.Terminals)) {
+		return fmt.Sprintf("%s is read-only in the sandbox; to let commands change it, add `sandbox: {write: [%s]}` to the policy", path, target)
+	}
+	return fmt.Sprintf("%s is outside every directory the sandbox grants; add `sandbox: {read: [%s]}` to the policy to let commands read it, or `sandbox: {write: [%s]}` to let them change it", path, target, target)
+}
+
+// grantedBy reports whether real lies beneath one of the granted paths.
+func grantedBy(real string, granted []string) bool {
+	for _, g := range granted {
+		if rg, ok := realPath(g); ok && within(real, rg) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,327 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// tree makes dirs and files (names ending in "/" are directories) under a
+// fresh temp dir and returns its real path.
+func tree(t testing.TB, names ...string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		p := filepath.Join(root, n)
+		if strings.HasSuffix(n, "/") {
+			err = os.MkdirAll(p, 0o755)
+		} else if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			err = os.WriteFile(p, []byte(n), 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestSecurityDefaultSpecRefusesUnsafeGrants(t *testing.T) {
+	root := tree(t, "home/.ssh/id_rsa", "home/.config/mnemos/policy.yaml", "home/src/p/", "home/.cache/", "tmp/", "ws-with-state/state/")
+	home := filepath.Join(root, "home")
+	base := Options{
+		Workspace: filepath.Join(home, "src", "p"),
+		Home:      home,
+		TempDirs:  []string{filepath.Join(root, "tmp")},
+		Protected: []string{filepath.Join(home, ".config", "mnemos"), filepath.Join(root, "ws-with-state", "state")},
+		Secrets:   DefaultSecrets(home),
+	}
+	tests := []struct {
+		name string
+		edit func(*Options)
+		want string // "" for success
+	}{
+		{"a project under home", func(*Options) {}, ""},
+		{"workspace is home", func(o *Options) { o.Workspace = home }, "is the home directory"},
+		{"workspace is home spelled with a dot-dot", func(o *Options) { o.Workspace = home + "/src/.." }, "is the home directory"},
+		{"workspace is the root", func(o *Options) { o.Workspace = "/" }, "holds the home directory"},
+		{"workspace holds mnemos's state", func(o *Options) { o.Workspace = filepath.Join(root, "ws-with-state") }, "holds"},
+		{"workspace inside ~/.ssh", func(o *Options) { o.Workspace = filepath.Join(home, ".ssh") }, "is inside"},
+		{"workspace is mnemos's config", func(o *Options) { o.Workspace = filepath.Join(home, ".config", "mnemos") }, "is inside"},
+		{"temp dir holds a protected path", func(o *Options) { o.TempDirs = []string{root} }, "holds the home directory"},
+		{"extra read is home", func(o *Options) { o.ExtraRead = []string{home} }, "is the home directory"},
+		{"extra read holds ~/.ssh", func(o *Options) { o.ExtraRead = []string{filepath.Join(home, ".config")} }, "holds"},
+		{"extra write inside a secret", func(o *Options) { o.ExtraWrite = []string{filepath.Join(home, ".aws", "x")} }, "is inside"},
+		{"protected path not created yet", func(o *Options) {
+			o.Protected = append(o.Protected, filepath.Join(home, "src", "p", ".mnemos"))
+		}, "holds"},
+		{"relative workspace", func(o *Options) { o.Workspace = "src" }, "not an absolute path"},
+		{"relative secret", func(o *Options) { o.Secrets = []string{".ssh"} }, "not absolute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := base
+			o.Secrets = slices.Clone(base.Secrets)
+			o.Protected = slices.Clone(base.Protected)
+			tt.edit(&o)
+			s, err := DefaultSpec(o)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkNeverGrantsHome(t, s, home)
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+			if strings.Contains(tt.name, "relative") == errors.Is(err, ErrUnsafeGrant) {
+				t.Errorf("errors.Is(err, ErrUnsafeGrant) = %v", errors.Is(err, ErrUnsafeGrant))
+			}
+		})
+	}
+}
+
+func checkNeverGrantsHome(t *testing.T, s Spec, home string) {
+	t.Helper()
+	for _, g := range slices.Concat(s.ReadExec, s.ReadOnly, s.ReadWrite, s.Devices, s.Terminals) {
+		if within(home, filepath.Clean(g)) {
+			t.Errorf("spec grants %s, which holds home %s", g, home)
+		}
+	}
+}
+
+func TestDefaultSpec(t *testing.T) {
+	root := tree(t, "home/.cache/", "home/go/", "home/.gitconfig", "home/.local/bin/", "home/p/")
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "p")
+	missing := filepath.Join(root, "nowhere")
+	s, err := DefaultSpec(Options{Workspace: ws, Home: home, TempDirs: []string{root + "/tmp"}, ExtraRead: []string{missing},
+		Protected: []string{home + "/.config/mnemos"}, Network: true, Ports: []uint16{443}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		list  []string
+		has   []string
+		hasnt []string
+	}{
+		{"read-write", s.ReadWrite, []string{ws, root + "/tmp", home + "/.cache", home + "/go"}, []string{home + "/.npm", home}},
+		{"read-exec", s.ReadExec, []string{"/usr", "/etc", home + "/.local/bin"}, []string{home + "/.nvm", "/dev"}},
+		{"read-only", s.ReadOnly, []string{"/proc", home + "/.gitconfig", missing}, []string{home + "/.config/git"}},
+		{"devices", s.Devices, []string{"/dev/null", "/dev/urandom"}, []string{"/dev/sda", "/dev/mem"}},
+		{"deny", s.Deny, []string{home + "/.config/mnemos"}, nil},
+	}
+	for _, tt := range tests {
+		for _, p := range tt.has {
+			if !slices.Contains(tt.list, p) {
+				t.Errorf("%s lacks %s: %q", tt.name, p, tt.list)
+			}
+		}
+		for _, p := range tt.hasnt {
+			if slices.Contains(tt.list, p) {
+				t.Errorf("%s has %s", tt.name, p)
+			}
+		}
+	}
+	if !s.Network || !slices.Equal(s.ConnectPorts, []uint16{443}) || !s.Scoped {
+		t.Errorf("network %v ports %v scoped %v", s.Network, s.ConnectPorts, s.Scoped)
+	}
+	p, err := buildPlan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.skipped, missing) || !slices.Contains(p.skipped, root+"/tmp") {
+		t.Errorf("skipped %q, want the missing extra read path and temp dir", p.skipped)
+	}
+}
+
+func TestBuildPlan(t *testing.T) {
+	root := tree(t, "a/keep/f", "a/secret/k", "a/mid/deny/x", "a/mid/ok", "a/file", "b/", "c/")
+	if err := os.Symlink(filepath.Join(root, "a", "secret"), filepath.Join(root, "a", "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "b"), filepath.Join(root, "blink")); err != nil {
+		t.Fatal(err)
+	}
+	j := func(p string) string { return filepath.Join(root, p) }
+	rw := accessRead | accessExec | accessWrite
+	tests := []struct {
+		name    string
+		spec    Spec
+		rules   []rule
+		skipped []string
+		note    string
+	}{
+		{name: "plain grant", spec: Spec{ReadWrite: []string{j("b")}}, rules: []rule{{j("b"), rw}}},
+		{name: "a symlinked grant resolves", spec: Spec{ReadOnly: []string{j("blink")}}, rules: []rule{{j("b"), accessRead}}},
+		{name: "missing is skipped", spec: Spec{ReadOnly: []string{j("nope")}}, skipped: []string{j("nope")}},
+		{name: "inside a denied path is dropped", spec: Spec{ReadOnly: []string{j("a/secret")}, Deny: []string{j("a")}}, note: "inside the denied path"},
+		{name: "denied through a symlink is dropped", spec: Spec{ReadOnly: []string{j("a/link")}, Deny: []string{j("a/secret")}}, note: "inside the denied path"},
+		{name: "holding a denied path is carved", spec: Spec{ReadWrite: []string{j("a")}, Deny: []string{j("a/secret"), j("a/mid/deny")}},
+			rules: []rule{{j("a"), ll.AccessFSReadDir}, {j("a/file"), rw}, {j("a/keep"), rw}, {j("a/mid"), ll.AccessFSReadDir}, {j("a/mid/ok"), rw}},
+			note:  "granted except"},
+		{name: "a denied path not created yet still carves", spec: Spec{ReadOnly: []string{j("c")}, Deny: []string{j("c/later")}},
+			rules: []rule{{j("c"), ll.AccessFSReadDir}}},
+		{name: "devices keep their rights", spec: Spec{Devices: []string{j("a/file")}, Terminals: []string{j("b")}},
+			rules: []rule{{j("a/file"), accessDevice}, {j("b"), accessTerminal}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := buildPlan(tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(p.rules, tt.rules) {
+				t.Errorf("rules\n got %v\nwant %v", p.rules, tt.rules)
+			}
+			if !slices.Equal(p.skipped, tt.skipped) {
+				t.Errorf("skipped %q, want %q", p.skipped, tt.skipped)
+			}
+			if got := strings.Join(p.notes, "\n"); !strings.Contains(got, tt.note) || (tt.note == "" && got != "") {
+				t.Errorf("notes %q, want %q", got, tt.note)
+			}
+		})
+	}
+}
+
+// checkPlanSafe asserts the plan's central promise: no rule reaches a
+// denied path, except the right to list a directory that holds one.
+func checkPlanSafe(t testing.TB, p plan, deny []string) {
+	t.Helper()
+	for _, r := range p.rules {
+		for _, d := range deny {
+			rd, _ := realPath(d)
+			if within(r.path, rd) {
+				t.Fatalf("rule %v is inside the denied %s", r, d)
+			}
+			if within(rd, r.path) && r.access != ll.AccessFSReadDir {
+				t.Fatalf("rule %v holds the denied %s with more than listing", r, d)
+			}
+		}
+	}
+}
+
+func FuzzSecurityPlanNeverReachesDenied(f *testing.F) {
+	root := tree(f, "a/b/c/f", "a/b/g", "a/d/", "e/h", "i")
+	f.Add("a", "a/b/c")
+	f.Add("a/b", "a")
+	f.Add("", "e/h")
+	f.Add("a/../e", "e/../a/d")
+	f.Add("a", "a/b/nope/deeper")
+	f.Fuzz(func(t *testing.T, grant, deny string) {
+		g := filepath.Join(root, grant)
+		d := filepath.Join(root, deny)
+		if !within(g, root) || !within(d, root) {
+			return
+		}
+		s := Spec{ReadWrite: []string{g}, ReadOnly: []string{root}, Deny: []string{d}}
+		p, err := buildPlan(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPlanSafe(t, p, s.Deny)
+	})
+}
+
+func TestSecurityDefaultPlanNeverReachesSecrets(t *testing.T) {
+	root := tree(t, "home/.ssh/id_rsa", "home/.cargo/bin/", "home/.cargo/credentials.toml", "home/.cache/x", "home/p/", "home/.m2/settings.xml", "home/.m2/repository/")
+	home := filepath.Join(root, "home")
+	o := Options{Workspace: home + "/p", Home: home, Protected: []string{home + "/.config/mnemos"}, Secrets: DefaultSecrets(home)}
+	s, err := DefaultSpec(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := buildPlan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlanSafe(t, p, s.Deny)
+	var paths []string
+	for _, r := range p.rules {
+		paths = append(paths, r.path)
+	}
+	for _, want := range []string{home + "/.cargo/bin", home + "/.m2/repository", "/etc/passwd"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("plan lacks %s", want)
+		}
+	}
+}
+
+func TestDeniedHint(t *testing.T) {
+	root := tree(t, "ws/f", "other/g", "prot/x", "parent/prot/y")
+	j := func(p string) string { return filepath.Join(root, p) }
+	s := Spec{ReadExec: []string{"/usr"}, ReadWrite: []string{j("ws")}, Deny: []string{j("prot"), j("parent/prot")}}
+	tests := []struct{ path, want string }{
+		{j("ws/f"), ""},
+		{j("ws/new"), ""},
+		{"/usr/bin", "/usr/bin is read-only in the sandbox; to let commands change it, add `sandbox: {write: [/usr/bin]}` to the policy"},
+		{j("other/g"), "is outside every directory the sandbox grants; add `sandbox: {read: [" + j("other/g") + "]}`"},
+		{j("other/new/deeper"), "`sandbox: {write: [" + j("other") + "]}`"},
+		{j("prot/x"), "is protected"},
+		{j("parent"), "grant a narrower directory"},
+		{"relative", ""},
+	}
+	for _, tt := range tests {
+		got := DeniedHint(s, tt.path)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("DeniedHint(%s) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestStatus(t *testing.T) {
+	tests := []struct {
+		st       Status
+		note     string
+		gaps     []string
+		notGaps  []string
+		enforced bool
+	}{
+		{Status{Err: "function not implemented"}, "no Landlock on this kernel (function not implemented); commands run unconfined",
+			[]string{"everything: there is no Landlock ruleset", "TCP bind and connect (needs ABI 4)"}, nil, false},
+		{Status{ABI: 3, Enforced: true}, "Landlock ABI 3 enforced: a command may not touch files outside its granted directories",
+			[]string{"TCP bind and connect (needs ABI 4)", "UDP, MPTCP and other non-TCP sockets"}, []string{"truncating files by path (needs ABI 3)"}, true},
+		{Status{ABI: 5, Enforced: true}, "may not touch files outside its granted directories or bind or connect TCP ports it was not granted",
+			[]string{"abstract unix sockets and signals to processes outside the sandbox (needs ABI 6)"}, []string{"TCP bind and connect (needs ABI 4)"}, true},
+		{Status{ABI: 6, Enforced: true}, "or reach abstract unix sockets outside its sandbox",
+			[]string{"signals to processes outside the sandbox (the kernel lacks the fix for signals between threads)"}, nil, true},
+		{Status{ABI: 7, Enforced: true, Errata: 7, TerminalInjection: true}, "Landlock ABI 7 enforced: a command may not touch files outside its granted directories, bind or connect TCP ports it was not granted or reach abstract unix sockets or signal processes outside its sandbox",
+			[]string{"connecting to unix socket files (an ssh or gpg agent, a docker socket)", "pushing input into a terminal it holds (TIOCSTI; dev.tty.legacy_tiocsti is on)"},
+			[]string{"abstract unix sockets and signals to processes outside the sandbox (needs ABI 6)"}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.st.Note(); !strings.Contains(got, tt.note) {
+			t.Errorf("ABI %d: Note() = %q, want %q", tt.st.ABI, got, tt.note)
+		}
+		gaps := tt.st.Gaps()
+		for _, g := range tt.gaps {
+			if !slices.Contains(gaps, g) {
+				t.Errorf("ABI %d: Gaps() lacks %q: %q", tt.st.ABI, g, gaps)
+			}
+		}
+		for _, g := range tt.notGaps {
+			if slices.Contains(gaps, g) {
+				t.Errorf("ABI %d: Gaps() has %q", tt.st.ABI, g)
+			}
+		}
+		if tt.st.Enforceable() != tt.enforced {
+			t.Errorf("ABI %d: Enforceable() = %v", tt.st.ABI, !tt.enforced)
+		}
+	}
+}
+
+func TestProbeMatchesKernel(t *testing.T) {
+	st := Probe()
+	if st.Enforced != (st.ABI > 0) || (st.ABI == 0) == (st.Err == "") {
+		t.Errorf("Probe() = %+v", st)
+	}
+}

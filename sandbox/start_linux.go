@@ -1,0 +1,301 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// Start starts cmd confined by spec and reports what the kernel enforces.
+//
+// The ruleset is built in the calling goroutine. Then a fresh goroutine
+// locks itself to its OS thread, drops root's dangerous capabilities, sets
+// no_new_privs, restricts that thread alone with landlock_restrict_self and
+// calls cmd.Start, so the child and all its descendants inherit the
+// Landlock domain. The goroutine never unlocks the thread: the Go runtime
+// ends a thread whose locked goroutine exits, and while it runs it starts
+// new threads from a clean template thread, so no other goroutine ever
+// runs restricted and the calling process stays free (it still writes the
+// audit log after the command ends).
+//
+// Standard streams left nil are connected to /dev/null opened before the
+// restriction. On a kernel without Landlock the command starts unconfined
+// unless spec.Required, and the returned Applied says so. When anything
+// fails after the kernel offered Landlock, the command is not started.
+func Start(cmd *exec.Cmd, spec Spec) (Applied, error) {
+	return start(cmd, spec, Probe())
+}
+
+// handled is what a ruleset restricts.
+type handled struct{ fs, net, scoped uint64 }
+
+// handledFor chooses what to restrict for spec on a kernel with status st,
+// and notes what the spec asks for that the kernel cannot enforce.
+func handledFor(st Status, s Spec) (h handled, notes []string) {
+	h.fs = handledFS(st.ABI)
+	if st.ABI < 2 {
+		notes = append(notes, "moving or linking files between directories is refused everywhere (Landlock ABI 1)")
+	}
+	if st.ABI < 3 {
+		notes = append(notes, "truncating files by path is not restricted (needs Landlock ABI 3)")
+	}
+	if st.ABI < 5 {
+		notes = append(notes, "device ioctls are not restricted (needs Landlock ABI 5)")
+	}
+	if s.restrictsTCP() {
+		if st.ABI >= 4 {
+			if !s.Network {
+				h.net = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
+			} else {
+				if len(s.ConnectPorts) > 0 {
+					h.net |= ll.AccessNetConnectTCP
+				}
+				if len(s.BindPorts) > 0 {
+					h.net |= ll.AccessNetBindTCP
+				}
+			}
+		} else {
+			notes = append(notes, fmt.Sprintf("TCP is not restricted: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
+		}
+	}
+	if s.Scoped {
+		switch {
+		case st.ABI < 6:
+			notes = append(notes, fmt.Sprintf("abstract unix sockets and signals are not scoped: Landlock ABI %d predates scoping (ABI 6)", st.ABI))
+		case st.signalScoping():
+			h.scoped = ll.ScopeAbstractUnixSocket | ll.ScopeSignal
+		default:
+			h.scoped = ll.ScopeAbstractUnixSocket
+			notes = append(notes, "signals are not scoped: the kernel lacks the fix for signals between threads")
+		}
+	}
+	return h, notes
+}
+
+// start is Start on a kernel described by st. Tests pass an older ABI than
+// the running kernel's to check the downgrades.
+func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
+	a := Applied{ABI: st.ABI}
+	p, err := buildPlan(spec)
+	if err != nil {
+		return a, err
+	}
+	a.Skipped, a.Notes = p.skipped, p.notes
+	if st.ABI < 1 {
+		if spec.Required {
+			return a, fmt.Errorf("%w: %s", ErrUnenforceable, st.Note())
+		}
+		a.Notes = append(a.Notes, "no Landlock on this kernel: the command runs unconfined")
+		return a, cmd.Start()
+	}
+	if spec.Required && spec.restrictsTCP() && st.ABI < 4 {
+		return a, fmt.Errorf("%w: TCP rules need Landlock ABI 4, the kernel has %d", ErrUnenforceable, st.ABI)
+	}
+	h, notes := handledFor(st, spec)
+	a.Notes = append(a.Notes, notes...)
+	fd, err := buildRuleset(h, p, spec, &a)
+	if err != nil {
+		return a, fmt.Errorf("build the Landlock ruleset: %w", err)
+	}
+	defer unix.Close(fd)
+
+	if cmd.Stdin == nil || cmd.Stdout == nil || cmd.Stderr == nil {
+		null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		if err != nil {
+			return a, err
+		}
+		defer null.Close()
+		if cmd.Stdin == nil {
+			cmd.Stdin = null
+		}
+		if cmd.Stdout == nil {
+			cmd.Stdout = null
+		}
+		if cmd.Stderr == nil {
+			cmd.Stderr = null
+		}
+	}
+
+	type result struct {
+		dropped bool
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		// Never unlocked: the thread is restricted and must end with this
+		// goroutine.
+		runtime.LockOSThread()
+		dropped, err := confine(fd, !spec.KeepCapabilities, cmd)
+		done <- result{dropped, err}
+	}()
+	r := <-done
+	if r.err != nil {
+		return a, r.err
+	}
+	a.Enforced, a.FS = true, true
+	a.Net, a.Scoped, a.DroppedCaps = h.net != 0, h.scoped != 0, r.dropped
+	return a, nil
+}
+
+// confine restricts the calling OS thread and starts cmd from it. It must
+// run on a locked thread that is never unlocked.
+func confine(rulesetFD int, dropCaps bool, cmd *exec.Cmd) (dropped bool, err error) {
+	if dropCaps {
+		if dropped, err = dropCapabilities(); err != nil {
+			return false, err
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return false, fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(rulesetFD, 0); err != nil {
+		return false, fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return dropped, cmd.Start()
+}
+
+// keptCapabilities are the capabilities a command started by root keeps:
+// Docker's default list without CAP_MKNOD, CAP_NET_RAW (raw sockets pass
+// by the TCP rules) and CAP_SETFCAP.
+const keptCapabilities uint64 = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_FOWNER |
+	1<<unix.CAP_FSETID | 1<<unix.CAP_KILL | 1<<unix.CAP_SETGID | 1<<unix.CAP_SETUID |
+	1<<unix.CAP_SETPCAP | 1<<unix.CAP_NET_BIND_SERVICE | 1<<unix.CAP_SYS_CHROOT | 1<<unix.CAP_AUDIT_WRITE
+
+// dropCapabilities removes every capability but keptCapabilities from the
+// calling thread's bounding, ambient, inheritable, permitted and effective
+// sets, so a root command cannot load kernel modules, use raw I/O or raw
+// sockets, or remount. It reports whether the thread had anything to drop.
+func dropCapabilities() (bool, error) {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false, fmt.Errorf("read capabilities: %w", err)
+	}
+	permitted := uint64(data[0].Permitted) | uint64(data[1].Permitted)<<32
+	dropped := permitted&^keptCapabilities != 0
+	for c := 0; c < 64; c++ {
+		if keptCapabilities&(1<<c) != 0 {
+			continue
+		}
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if errors.Is(err, unix.EINVAL) {
+			break // past the kernel's last capability
+		}
+		if err != nil {
+			// Without CAP_SETPCAP the bounding set stays; no_new_privs
+			// and the sets below still keep exec from granting more.
+			break
+		}
+		dropped = true
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return false, fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	for i := range data {
+		keep := uint32(keptCapabilities >> (32 * i))
+		data[i].Effective &= keep
+		data[i].Permitted &= keep
+		data[i].Inheritable &= keep
+	}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return false, fmt.Errorf("drop capabilities: %w", err)
+	}
+	return dropped, nil
+}
+
+// buildRuleset creates the ruleset file descriptor. Paths that vanished
+// since the plan are added to a.Skipped; paths that could not be opened
+// safely are left out and noted.
+func buildRuleset(h handled, p plan, s Spec, a *Applied) (int, error) {
+	attr := ll.RulesetAttr{HandledAccessFS: h.fs, HandledAccessNet: h.net, Scoped: h.scoped}
+	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return -1, fmt.Errorf("landlock_create_ruleset: %w", err)
+	}
+	for _, r := range p.rules {
+		if err := addPath(fd, r, h.fs, a); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	if s.Network {
+		ports := []struct {
+			access uint64
+			list   []uint16
+		}{{ll.AccessNetConnectTCP, s.ConnectPorts}, {ll.AccessNetBindTCP, s.BindPorts}}
+		for _, pl := range ports {
+			if h.net&pl.access == 0 {
+				continue
+			}
+			for _, port := range pl.list {
+				if err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: pl.access, Port: uint64(port)}, 0); err != nil {
+					unix.Close(fd)
+					return -1, fmt.Errorf("grant TCP port %d: %w", port, err)
+				}
+			}
+		}
+	}
+	return fd, nil
+}
+
+// addPath adds one path-beneath rule, masking the rights a file that is
+// not a directory cannot carry.
+func addPath(rulesetFD int, r rule, handledFS uint64, a *Applied) error {
+	fd, err := openPath(r.path)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		a.Skipped = append(a.Skipped, r.path)
+		return nil
+	case errors.Is(err, unix.ELOOP):
+		a.Notes = append(a.Notes, fmt.Sprintf("%s not granted: a symbolic link appeared in it", r.path))
+		return nil
+	case err != nil:
+		a.Notes = append(a.Notes, fmt.Sprintf("%s not granted: %v", r.path, err))
+		return nil
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("stat %s: %w", r.path, err)
+	}
+	access := r.access & handledFS
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= accessFile
+	}
+	if access == 0 {
+		return nil
+	}
+	if err := ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0); err != nil {
+		return fmt.Errorf("grant %s: landlock_add_rule: %w", r.path, err)
+	}
+	return nil
+}
+
+// openPath opens p with O_PATH without following any symbolic link, so a
+// link swapped in since the plan was made cannot redirect a grant.
+func openPath(p string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, p, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS,
+	})
+	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM) {
+		return fd, err
+	}
+	// openat2 is filtered out (some container runtimes do that): refuse
+	// a link at the last element at least.
+	fd, err = unix.Open(p, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		unix.Close(fd)
+		return -1, unix.ELOOP
+	}
+	return fd, nil
+}
