@@ -40,11 +40,11 @@ type Config struct {
 	// see, known statically to the parser: those that locate mnemos's own
 	// files (MNEMOS_HOME, XDG_CONFIG_HOME, ...) and the user's identity.
 	// "$MNEMOS_HOME/policy.yaml" is then judged as the path it is.
-	Vars map[string]string
-	Now       func() time.Time
-	Rand      io.Reader
-	Audit     Recorder
-	Log       *slog.Logger
+	Vars  map[string]string
+	Now   func() time.Time
+	Rand  io.Reader
+	Audit Recorder
+	Log   *slog.Logger
 }
 
 // Gate runs the pipeline for one process. It opens the state database only

@@ -335,3 +335,94 @@ func TestRememberRefusesBroadPrefixes(t *testing.T) {
 		t.Fatalf("SafePrefix(make test) = %v, %v", p, err)
 	}
 }
+
+// TestRunWaitsForApproval: run --wait parks the request, then runs the
+// command once a person approves, spending the ticket.
+func TestRunWaitsForApproval(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := context.Background()
+	type result struct {
+		res RunResult
+		err error
+	}
+	done := make(chan result, 1)
+	parked := make(chan Decision, 1)
+	go func() {
+		res, err := f.g.Run(ctx, f.req("touch", "waited.txt"), Stdio{}, RunOptions{
+			Wait: true, PollEvery: 5 * time.Millisecond,
+			OnPending: func(d Decision) { parked <- d },
+		})
+		done <- result{res, err}
+	}()
+	var d Decision
+	select {
+	case d = <-parked:
+	case r := <-done:
+		t.Fatalf("Run returned before parking: %+v %v", r.res.Decision, r.err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request was never parked")
+	}
+	// A second gate (another process) approves.
+	other := New(f.g.cfg)
+	defer other.Close()
+	if _, err := other.Approve(ctx, d.Approval.Token, approvals.Identity{Channel: "cli", Sender: "dev"}, ApproveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not notice the approval")
+	}
+	if r.err != nil || !r.res.Ran || r.res.ExitCode != 0 {
+		t.Fatalf("after approval: ran=%v code=%d err=%v (%s)", r.res.Ran, r.res.ExitCode, r.err, r.res.Decision.Reason)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "waited.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if f.audit.count("run.finished") != 1 {
+		t.Fatal("run.finished was not recorded")
+	}
+}
+
+// TestRunWaitEndsOnRejection: a rejected request does not run.
+func TestRunWaitEndsOnRejection(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := context.Background()
+	done := make(chan RunResult, 1)
+	parked := make(chan Decision, 1)
+	go func() {
+		res, _ := f.g.Run(ctx, f.req("touch", "never.txt"), Stdio{}, RunOptions{
+			Wait: true, PollEvery: 5 * time.Millisecond,
+			OnPending: func(d Decision) { parked <- d },
+		})
+		done <- res
+	}()
+	d := <-parked
+	other := New(f.g.cfg)
+	defer other.Close()
+	if _, err := other.Deny(ctx, d.Approval.Token, approvals.Identity{Channel: "cli", Sender: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.Ran || res.Decision.Outcome != policy.Deny || !strings.Contains(res.Decision.Reason, "rejected") {
+		t.Fatalf("ran=%v outcome=%s reason=%q", res.Ran, res.Decision.Outcome, res.Decision.Reason)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "never.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the rejected command ran")
+	}
+}
+
+func BenchmarkDecideThreeCommands(b *testing.B) {
+	dir := b.TempDir()
+	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
+	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
+	req := Request{Argv: []string{"bash", "-c", "cd src && grep -rn TODO . | head -20"}, Cwd: dir, Channel: "cli", Sender: "dev"}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, err := g.Decide(ctx, req, Mode{DryRun: true}); err != nil || d.Outcome == policy.Deny {
+			b.Fatal(d.Reason, err)
+		}
+	}
+}
