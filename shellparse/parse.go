@@ -14,9 +14,9 @@ import (
 // LimitError reports an input beyond Limits. The input is refused as a
 // whole: nothing is truncated and then judged.
 type LimitError struct {
-	// What is "bytes", "words", "depth" or "expansion" (the work needed to
+	// What is "bytes", "words", "depth", "expansion" (the work needed to
 	// expand functions, loops and aliases, bounded in proportion to
-	// MaxArgs).
+	// MaxArgs) or "definitions" (functions or aliases defined).
 	What string
 	Max  int
 }
@@ -29,6 +29,8 @@ func (e *LimitError) Error() string {
 		return "input exceeds the limit of " + strconv.Itoa(e.Max) + " words"
 	case "depth":
 		return "input nests deeper than the limit of " + strconv.Itoa(e.Max)
+	case "definitions":
+		return "input defines more than " + strconv.Itoa(e.Max) + " functions or aliases"
 	}
 	return "input needs more than " + strconv.Itoa(e.Max) + " expansion steps"
 }
@@ -109,9 +111,12 @@ func (l Limits) orDefault() Limits {
 
 // parseSource parses shell source, turning parser errors into *ParseError.
 func parseSource(src string, lang syntax.LangVariant) (*syntax.File, error) {
-	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
+	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))
 	f, err := p.Parse(strings.NewReader(src), "")
 	if err == nil {
+		if err := checkComments(src, f); err != nil {
+			return nil, err
+		}
 		return f, nil
 	}
 	var pe syntax.ParseError

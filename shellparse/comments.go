@@ -1,0 +1,38 @@
+package shellparse
+
+import "mvdan.cc/sh/v3/syntax"
+
+// checkComments refuses a parse in which a comment starts where the shell
+// would not start one. Bash starts a comment only at the beginning of a
+// word; the parser, inside $(…), `…` and <(…), also takes a "#" glued to
+// a parameter expansion ("$x#") for one, so everything after it would be
+// hidden from the guard while the shell runs it. Where the two disagree,
+// the script is refused rather than judged on the parser's reading.
+func checkComments(src string, f *syntax.File) error {
+	var bad *syntax.Comment
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && bad == nil && !commentMayStartAt(src, int(c.Hash.Offset())) {
+			bad = c
+		}
+		return bad == nil
+	})
+	if bad == nil {
+		return nil
+	}
+	return &ParseError{Line: int(bad.Hash.Line()), Col: int(bad.Hash.Col()),
+		Msg: `"#" glued to a word is part of the word for the shell but a comment for the parser; add a space before it or quote it`}
+}
+
+// commentMayStartAt reports whether bash would start a comment at the "#"
+// at offset off: at the start of the source or after a blank or an
+// operator character.
+func commentMayStartAt(src string, off int) bool {
+	if off <= 0 || off > len(src) {
+		return off == 0
+	}
+	switch src[off-1] {
+	case ' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>':
+		return true
+	}
+	return false
+}
