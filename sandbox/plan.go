@@ -65,12 +65,13 @@ type plan struct {
 // It reads the filesystem but changes nothing.
 func buildPlan(s Spec) (plan, error) {
 	var p plan
+	res := resolver{}
 	deny := make([]string, 0, len(s.Deny))
 	for _, d := range s.Deny {
 		if !filepath.IsAbs(d) {
 			return plan{}, fmt.Errorf("denied path %q is not absolute", d)
 		}
-		r, _ := realPath(d)
+		r, _ := res.real(d)
 		deny = append(deny, r)
 	}
 	classes := []struct {
@@ -88,7 +89,7 @@ func buildPlan(s Spec) (plan, error) {
 			if !filepath.IsAbs(g) {
 				return plan{}, fmt.Errorf("sandbox path %q is not absolute", g)
 			}
-			real, ok := realPath(g)
+			real, ok := res.real(g)
 			if !ok {
 				p.skipped = append(p.skipped, g)
 				continue
@@ -131,7 +132,7 @@ func (p *plan) carve(dir string, access uint64, deny []string) {
 		if _, in := insideAny(child, deny); in {
 			continue
 		}
-		if len(heldBy(child, deny)) > 0 {
+		if holdsAny(child, deny) {
 			if e.IsDir() {
 				p.carve(child, access, deny)
 			}
@@ -141,37 +142,70 @@ func (p *plan) carve(dir string, access uint64, deny []string) {
 	}
 }
 
-// realPath makes p absolute and clean and resolves its symbolic links. For
-// a path that does not exist it resolves the longest existing prefix and
-// appends the rest, so a denied path not created yet still names the place
-// it would appear. ok reports whether p exists.
-func realPath(p string) (real string, ok bool) {
+// resolver resolves symbolic links in absolute paths, remembering every
+// prefix it has seen, so that resolving many paths under the same
+// directories costs one lstat per distinct element.
+type resolver map[string]resolved
+
+type resolved struct {
+	real string
+	ok   bool
+}
+
+// real makes p clean and resolves its symbolic links. For a path that does
+// not exist it resolves the longest existing prefix and appends the rest,
+// so a denied path not created yet still names the place it would appear.
+// ok reports whether p exists.
+func (r resolver) real(p string) (string, bool) {
 	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r, true
+	if p == "/" {
+		return p, true
 	}
-	dir, rest := p, ""
-	for {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p, false
-		}
-		if rest == "" {
-			rest = filepath.Base(dir)
-		} else {
-			rest = filepath.Join(filepath.Base(dir), rest)
-		}
-		dir = parent
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest), false
+	if v, hit := r[p]; hit {
+		return v.real, v.ok
+	}
+	parent, ok := r.real(filepath.Dir(p))
+	v := resolved{real: filepath.Join(parent, filepath.Base(p))}
+	if ok {
+		// parent holds no links, so only the last element may be one.
+		if fi, err := os.Lstat(v.real); err == nil {
+			v.ok = true
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				v = r.follow(p, parent, v.real)
+			}
 		}
 	}
+	r[p] = v
+	return v.real, v.ok
+}
+
+// follow resolves the symbolic link at link (whose directory, free of
+// links, is dir). A dangling link resolves to where its target would
+// appear, so a denied path behind a dangling link is still denied there.
+func (r resolver) follow(p, dir, link string) resolved {
+	if target, err := filepath.EvalSymlinks(link); err == nil {
+		return resolved{real: target, ok: true}
+	}
+	// A loop ends here: while following, p resolves to the link itself.
+	r[p] = resolved{real: link}
+	target, err := os.Readlink(link)
+	if err != nil {
+		return resolved{real: link}
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	real, _ := r.real(target)
+	return resolved{real: real}
 }
 
 // within reports whether p is dir or lies beneath it. Both are clean and
 // absolute.
 func within(p, dir string) bool {
-	return dir == "/" || p == dir || strings.HasPrefix(p, dir+"/")
+	if !strings.HasPrefix(p, dir) {
+		return false
+	}
+	return len(p) == len(dir) || dir == "/" || p[len(dir)] == '/'
 }
 
 // insideAny returns the denied path that p equals or lies beneath.
@@ -182,6 +216,16 @@ func insideAny(p string, deny []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// holdsAny reports whether a denied path lies strictly beneath dir.
+func holdsAny(dir string, deny []string) bool {
+	for _, d := range deny {
+		if len(d) > len(dir) && within(d, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // heldBy returns the denied paths strictly beneath dir.

@@ -111,12 +111,14 @@ func underHome(home string, rel ...string) []string {
 // on the workspace, temp directories and caches, nothing on Protected and
 // Secrets.
 //
-// It refuses (ErrUnsafeGrant) to grant the workspace, a temp directory or
-// an extra path that is the home directory or holds it, or that holds or
-// lies inside a protected or secret path: the command could then read
-// secrets or rewrite mnemos's policy, and narrowing the grant would fail
-// in surprising ways. Defaults that do not exist are left out; the paths
-// the caller named are kept, and Start reports the missing ones.
+// It refuses (ErrUnsafeGrant) any path it is given that is the home
+// directory or holds it, and a workspace, temp directory or extra path that
+// holds or lies inside a protected or secret path: the command could then
+// read secrets or rewrite mnemos's policy, and narrowing such a grant would
+// fail in surprising ways. Caches and home paths that hold a secret (~/.cargo
+// holds its credentials) are narrowed by Start instead. Defaults that do not
+// exist are left out; the paths the caller named are kept, and Start reports
+// the missing ones.
 func DefaultSpec(o Options) (Spec, error) {
 	if !filepath.IsAbs(o.Workspace) {
 		return Spec{}, fmt.Errorf("workspace %q is not an absolute path", o.Workspace)
@@ -124,26 +126,37 @@ func DefaultSpec(o Options) (Spec, error) {
 	if o.Home != "" && !filepath.IsAbs(o.Home) {
 		return Spec{}, fmt.Errorf("home %q is not an absolute path", o.Home)
 	}
+	res := resolver{}
 	deny := slices.Concat(o.Protected, o.Secrets)
 	realDeny := make([]string, len(deny))
 	for i, d := range deny {
 		if !filepath.IsAbs(d) {
 			return Spec{}, fmt.Errorf("protected path %q is not absolute", d)
 		}
-		realDeny[i], _ = realPath(d)
+		realDeny[i], _ = res.real(d)
 	}
-	check := func(what, p string) error {
+	home := ""
+	if o.Home != "" {
+		home, _ = res.real(o.Home)
+	}
+	// check refuses p if it is home or holds it and, unless homeOnly, if
+	// it holds or lies inside a denied path. Defaults and caches that hold
+	// a denied path are narrowed by Start instead.
+	check := func(what, p string, homeOnly bool) error {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("%s %q is not an absolute path", what, p)
 		}
-		real, _ := realPath(p)
-		if o.Home != "" {
-			if home, _ := realPath(o.Home); within(home, real) {
+		real, _ := res.real(p)
+		if home != "" {
+			if within(home, real) {
 				if home == real {
 					return fmt.Errorf("%w: the %s %s is the home directory, which is never granted whole; work in a project directory", ErrUnsafeGrant, what, p)
 				}
 				return fmt.Errorf("%w: the %s %s holds the home directory %s, which is never granted whole", ErrUnsafeGrant, what, p, o.Home)
 			}
+		}
+		if homeOnly {
+			return nil
 		}
 		for i, d := range realDeny {
 			if within(real, d) {
@@ -155,15 +168,19 @@ func DefaultSpec(o Options) (Spec, error) {
 		}
 		return nil
 	}
-	if err := check("workspace", o.Workspace); err != nil {
+	if err := check("workspace", o.Workspace, false); err != nil {
 		return Spec{}, err
 	}
 	for _, group := range []struct {
-		what  string
-		paths []string
-	}{{"temp directory", o.TempDirs}, {"write path", o.ExtraWrite}, {"read path", o.ExtraRead}} {
+		what     string
+		paths    []string
+		homeOnly bool
+	}{
+		{"temp directory", o.TempDirs, false}, {"write path", o.ExtraWrite, false}, {"read path", o.ExtraRead, false},
+		{"cache", o.Caches, true}, {"home read path", o.HomeRead, true}, {"home tool path", o.HomeExec, true},
+	} {
 		for _, p := range group.paths {
-			if err := check(group.what, p); err != nil {
+			if err := check(group.what, p, group.homeOnly); err != nil {
 				return Spec{}, err
 			}
 		}
@@ -221,7 +238,8 @@ func DeniedHint(s Spec, path string) string {
 	if !filepath.IsAbs(path) {
 		return ""
 	}
-	real, ok := realPath(path)
+	res := resolver{}
+	real, ok := res.real(path)
 	target := path
 	if !ok {
 		// Grant the nearest directory that exists: Start skips paths that
@@ -233,9 +251,9 @@ func DeniedHint(s Spec, path string) string {
 			}
 		}
 	}
-	realTarget, _ := realPath(target)
+	realTarget, _ := res.real(target)
 	for _, d := range s.Deny {
-		rd, _ := realPath(d)
+		rd, _ := res.real(d)
 		if within(real, rd) {
 			return fmt.Sprintf("%s is protected (%s): no policy grants it to a sandboxed command", path, d)
 		}
@@ -243,19 +261,19 @@ func DeniedHint(s Spec, path string) string {
 			return fmt.Sprintf("%s is outside the sandbox, and granting %s would expose %s: grant a narrower directory in the policy's sandbox section", path, target, d)
 		}
 	}
-	if grantedBy(real, s.ReadWrite) {
+	if res.grants(real, s.ReadWrite) {
 		return ""
 	}
-	if grantedBy(real, slices.Concat(s.ReadExec, s.ReadOnly, s.Devices, s.Terminals)) {
+	if res.grants(real, slices.Concat(s.ReadExec, s.ReadOnly, s.Devices, s.Terminals)) {
 		return fmt.Sprintf("%s is read-only in the sandbox; to let commands change it, add `sandbox: {write: [%s]}` to the policy", path, target)
 	}
 	return fmt.Sprintf("%s is outside every directory the sandbox grants; add `sandbox: {read: [%s]}` to the policy to let commands read it, or `sandbox: {write: [%s]}` to let them change it", path, target, target)
 }
 
-// grantedBy reports whether real lies beneath one of the granted paths.
-func grantedBy(real string, granted []string) bool {
+// grants reports whether real lies beneath one of the granted paths.
+func (r resolver) grants(real string, granted []string) bool {
 	for _, g := range granted {
-		if rg, ok := realPath(g); ok && within(real, rg) {
+		if rg, ok := r.real(g); ok && within(real, rg) {
 			return true
 		}
 	}

@@ -62,6 +62,9 @@ func TestSecurityDefaultSpecRefusesUnsafeGrants(t *testing.T) {
 		{"protected path not created yet", func(o *Options) {
 			o.Protected = append(o.Protected, filepath.Join(home, "src", "p", ".mnemos"))
 		}, "holds"},
+		{"a cache is home", func(o *Options) { o.Caches = []string{home + "/"} }, "is the home directory"},
+		{"a home tool path holds home", func(o *Options) { o.HomeExec = []string{filepath.Dir(home)} }, "holds the home directory"},
+		{"a cache holding a secret is left to Start", func(o *Options) { o.Caches = []string{filepath.Join(home, ".config")} }, ""},
 		{"relative workspace", func(o *Options) { o.Workspace = "src" }, "not an absolute path"},
 		{"relative secret", func(o *Options) { o.Secrets = []string{".ssh"} }, "not absolute"},
 	}
@@ -170,7 +173,7 @@ func TestBuildPlan(t *testing.T) {
 			rules: []rule{{j("a"), ll.AccessFSReadDir}, {j("a/file"), rw}, {j("a/keep"), rw}, {j("a/mid"), ll.AccessFSReadDir}, {j("a/mid/ok"), rw}},
 			note:  "granted except"},
 		{name: "a denied path not created yet still carves", spec: Spec{ReadOnly: []string{j("c")}, Deny: []string{j("c/later")}},
-			rules: []rule{{j("c"), ll.AccessFSReadDir}}},
+			rules: []rule{{j("c"), ll.AccessFSReadDir}}, note: "granted except"},
 		{name: "devices keep their rights", spec: Spec{Devices: []string{j("a/file")}, Terminals: []string{j("b")}},
 			rules: []rule{{j("a/file"), accessDevice}, {j("b"), accessTerminal}}},
 	}
@@ -193,6 +196,9 @@ func TestBuildPlan(t *testing.T) {
 	}
 }
 
+// realPath is resolver.real for a single path.
+func realPath(p string) (string, bool) { return resolver{}.real(p) }
+
 // checkPlanSafe asserts the plan's central promise: no rule reaches a
 // denied path, except the right to list a directory that holds one.
 func checkPlanSafe(t testing.TB, p plan, deny []string) {
@@ -212,11 +218,21 @@ func checkPlanSafe(t testing.TB, p plan, deny []string) {
 
 func FuzzSecurityPlanNeverReachesDenied(f *testing.F) {
 	root := tree(f, "a/b/c/f", "a/b/g", "a/d/", "e/h", "i")
+	for link, target := range map[string]string{"l": "a/b", "a/up": "../e", "a/d/loop": "../d/loop", "e/dangling": "nope/x"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Add("a", "a/b/c")
 	f.Add("a/b", "a")
 	f.Add("", "e/h")
 	f.Add("a/../e", "e/../a/d")
 	f.Add("a", "a/b/nope/deeper")
+	f.Add("a", "l/c")
+	f.Add("l", "a/b/g")
+	f.Add("e", "a/up/h")
+	f.Add("a/d", "a/d/loop/x")
+	f.Add("e", "e/dangling")
 	f.Fuzz(func(t *testing.T, grant, deny string) {
 		g := filepath.Join(root, grant)
 		d := filepath.Join(root, deny)
@@ -252,6 +268,38 @@ func TestSecurityDefaultPlanNeverReachesSecrets(t *testing.T) {
 	for _, want := range []string{home + "/.cargo/bin", home + "/.m2/repository", "/etc/passwd"} {
 		if !slices.Contains(paths, want) {
 			t.Errorf("plan lacks %s", want)
+		}
+	}
+}
+
+func TestResolver(t *testing.T) {
+	root := tree(t, "a/b/f", "c/")
+	j := func(p string) string { return filepath.Join(root, p) }
+	for link, target := range map[string]string{"l": "a/b", "c/up": "../a", "c/dangling": "../later/x", "c/loop": "loop", "abs": j("a/b/f")} {
+		if err := os.Symlink(target, j(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		path, real string
+		ok         bool
+	}{
+		{j("a/b/f"), j("a/b/f"), true},
+		{j("a/./b//f"), j("a/b/f"), true},
+		{j("l/f"), j("a/b/f"), true},
+		{j("c/up/b/f"), j("a/b/f"), true},
+		{j("abs"), j("a/b/f"), true},
+		{j("a/b/new/deeper"), j("a/b/new/deeper"), false},
+		{j("l/new"), j("a/b/new"), false},
+		{j("c/dangling"), j("later/x"), false},
+		{j("c/dangling/y"), j("later/x/y"), false},
+		{j("c/loop"), j("c/loop"), false},
+		{"/", "/", true},
+	}
+	for _, tt := range tests {
+		real, ok := realPath(tt.path)
+		if real != tt.real || ok != tt.ok {
+			t.Errorf("real(%s) = %s, %v; want %s, %v", tt.path, real, ok, tt.real, tt.ok)
 		}
 	}
 }

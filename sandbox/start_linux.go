@@ -125,21 +125,39 @@ func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 		dropped bool
 		err     error
 	}
-	done := make(chan result, 1)
-	go func() {
-		// Never unlocked: the thread is restricted and must end with this
-		// goroutine.
-		runtime.LockOSThread()
-		dropped, err := confine(fd, !spec.KeepCapabilities, cmd)
-		done <- result{dropped, err}
-	}()
-	r := <-done
+	var r result
+	onDisposableThread(func() {
+		r.dropped, r.err = confine(fd, !spec.KeepCapabilities, cmd)
+	})
 	if r.err != nil {
 		return a, r.err
 	}
 	a.Enforced, a.FS = true, true
 	a.Net, a.Scoped, a.DroppedCaps = h.net != 0, h.scoped != 0, r.dropped
 	return a, nil
+}
+
+// onDisposableThread runs f on an OS thread that ends when f returns, and
+// waits for it. The runtime ends a thread whose goroutine exits while
+// locked to it, except the main thread, which it keeps parked for good: so
+// when the goroutine lands on the main thread, it holds that thread (so
+// the scheduler must pick another) while a second goroutine does the work,
+// then releases it untouched.
+func onDisposableThread(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			onDisposableThread(f)
+			runtime.UnlockOSThread()
+			return
+		}
+		// Never unlocked: f may leave the thread restricted, and the
+		// thread must end with this goroutine.
+		f()
+	}()
+	<-done
 }
 
 // confine restricts the calling OS thread and starts cmd from it. It must

@@ -12,6 +12,17 @@ import (
 // builtin's own command and returns false for any other name.
 func (w *walker) builtin(inv *invocation, name string) bool {
 	switch name {
+	case "unset", "read", "printf", "mapfile", "readarray", "getopts", "export",
+		"declare", "typeset", "local", "readonly", "test", "[":
+		// Names with subscripts are evaluated: unset 'a[$(cmd)]' runs cmd.
+		for _, a := range inv.args[1:] {
+			if !a.dyn && strings.ContainsAny(a.val, "$`") {
+				n, _, _ := strings.Cut(a.val, "=")
+				w.walkSubscript(inv.st, n)
+			}
+		}
+	}
+	switch name {
 	case "eval":
 		w.evalBuiltin(inv)
 	case "source", ".":
@@ -30,7 +41,9 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 				continue
 			}
 			if n, v, ok := strings.Cut(a.val, "="); ok && n != "" && !strings.HasPrefix(n, "-") {
-				inv.st.defineAlias(n, v)
+				if !inv.st.defineAlias(n, v) {
+					w.fail(&LimitError{What: "definitions", Max: maxTracked})
+				}
 			}
 		}
 	case "unalias":
@@ -111,6 +124,8 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 			opaque = opaque || addDeclWord(a, &flags, &items)
 		}
 		w.applyDecl(inv.st, name, flags, items, opaque)
+	case "test", "[":
+		return false
 	case "let":
 		w.emitInv(inv, false)
 		for _, a := range inv.args[1:] {
@@ -420,6 +435,10 @@ func (w *walker) declClause(st *state, c *syntax.DeclClause) {
 			fs := w.fields(st, []*syntax.Word{a.Value})
 			argv = append(argv, fs...)
 			for _, f := range fs {
+				if !f.dyn && strings.ContainsAny(f.val, "$`") {
+					n, _, _ := strings.Cut(f.val, "=")
+					w.walkSubscript(st, n)
+				}
 				opaque = opaque || addDeclWord(f, &flags, &items)
 			}
 		case a.Naked:

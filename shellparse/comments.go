@@ -1,6 +1,10 @@
 package shellparse
 
-import "mvdan.cc/sh/v3/syntax"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // checkComments refuses a parse in which a comment starts where the shell
 // would not start one. Bash starts a comment only at the beginning of a
@@ -35,4 +39,14 @@ func commentMayStartAt(src string, off int) bool {
 		return true
 	}
 	return false
+}
+
+// crError refuses a carriage return. The parser reads an unquoted CR as a
+// blank and backslash-CR-LF as a line continuation; bash keeps the CR in
+// the word and ends the command at the LF, so "echo ok \\<CR><LF>rm -rf /"
+// would hide the second line.
+func crError(src string, off int) error {
+	line := 1 + strings.Count(src[:off], "\n")
+	col := off - strings.LastIndexByte(src[:off], '\n')
+	return &ParseError{Line: line, Col: col, Msg: "carriage return in a script: the shell and the parser read it differently; use LF line endings"}
 }

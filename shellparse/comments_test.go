@@ -15,6 +15,9 @@ func TestSecurityGluedHashIsNotAComment(t *testing.T) {
 		"echo $(a${x}#;b\n)",
 		"cat <(a\"$x\"#;b\n)",
 		"if true; then echo $(a$x#;b\n); fi",
+		"echo ok \\\r\nrm -rf /",
+		"echo a\rrm -rf /",
+		"echo 'a\r'",
 	}
 	for _, src := range refused {
 		_, err := ParseScript(src, Env{})

@@ -111,6 +111,9 @@ func (l Limits) orDefault() Limits {
 
 // parseSource parses shell source, turning parser errors into *ParseError.
 func parseSource(src string, lang syntax.LangVariant) (*syntax.File, error) {
+	if i := strings.IndexByte(src, '\r'); i >= 0 {
+		return nil, crError(src, i)
+	}
 	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))
 	f, err := p.Parse(strings.NewReader(src), "")
 	if err == nil {

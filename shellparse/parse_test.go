@@ -987,6 +987,96 @@ var parseCases = []parseCase{
 	{name: "xargs sh -c dollar0", src: "xargs -n1 sh -c 'rm $0'", want: []string{
 		"[sh -c] xargs+sh -c: rm `$0`",
 	}},
+	{name: "brief positional payload", src: "bash -c '$1' _ 'rm -rf /'", want: []string{
+		"[bash -c] bash -c: rm -rf /",
+	}},
+	{name: "read array", src: "read -a arr <<< \"rm -rf /\"; \"${arr[@]}\"", want: []string{
+		"read -a arr <<<rm -rf /",
+		"rm -rf /",
+	}},
+	{name: "read with empty IFS", src: "IFS= read -r line <<< \"  rm x\"; $line", want: []string{
+		"IFS= read -r line <<<  rm x",
+		"rm x",
+	}},
+	{name: "array command", src: "cmd=(git push); \"${cmd[@]}\" --force", want: []string{
+		"git push --force",
+	}},
+	{name: "alias ending in separator", src: "alias a=\"echo 1;\"; a rm", want: []string{
+		"alias a=echo 1;",
+		"[alias a] echo 1",
+		"[alias a] rm",
+	}},
+	{name: "eval of substitution", src: "eval \"$(ssh-agent -s)\"", want: []string{
+		"[$(…)] ssh-agent -s",
+		"! eval `\"$(ssh-agent -s)\"`",
+		"[eval] eval: ! `$(ssh-agent -s)`",
+	}},
+	{name: "function inside bash -c", src: "bash -c 'f() { rm -rf /; }; f'", want: []string{
+		"[bash -c > function f] bash -c: rm -rf /",
+	}},
+	{name: "path from variable", src: "p=/usr/bin; $p/rm x", want: []string{
+		"/usr/bin/rm x",
+	}},
+	{name: "default of set positional", src: "set -- a; echo ${1:-rm} ${2:-ls}", want: []string{
+		"set -- a",
+		"echo a ls",
+	}},
+	{name: "glob program", src: "/bin/r? x", want: []string{
+		"! `/bin/r?` x",
+	}},
+	{name: "env dynamic args", src: "env \"$@\"", want: []string{
+		"env: ! `\"$@\"`",
+	}},
+	{name: "sudo dynamic user", src: "sudo -u \"$U\" rm x", want: []string{
+		"sudo: rm x",
+	}},
+	{name: "alias ending in background", src: "alias a='true &'; a rm -rf /", want: []string{
+		"alias a=true &",
+		"[alias a > &] true",
+		"[alias a] rm -rf /",
+	}},
+	{name: "alias piping into rest", src: "alias a='echo |'; a rm", want: []string{
+		"alias a=echo |",
+		"[alias a > |] echo",
+		"[alias a > |] rm",
+	}},
+	{name: "alias keeps redirects", src: "alias ll='ls -l'; ll \"a b\" $(id) > out", want: []string{
+		"alias ll=ls -l",
+		"[alias ll > $(…)] id",
+		"[alias ll] ls -l a b `$(id)` >out",
+	}},
+	{name: "unset subscript injection", src: "unset 'a[$(id)]'", want: []string{
+		"[arithmetic > $(…)] id",
+		"unset a[$(id)]",
+	}},
+	{name: "read subscript injection", src: "read 'a[$(id)]' <<< x", want: []string{
+		"[arithmetic > $(…)] id",
+		"read a[$(id)] <<<x",
+	}},
+	{name: "declare subscript injection", src: "declare 'a[$(id)]=1'", want: []string{
+		"[arithmetic > $(…)] id",
+		"declare a[$(id)]=1",
+	}},
+	{name: "indirect subscript injection", src: "x='a[$(id)]'; echo ${!x}", want: []string{
+		"[arithmetic > $(…)] id",
+		"echo `${!x}`",
+	}},
+	{name: "test -v subscript injection", src: "[[ -v 'a[$(id)]' ]]", want: []string{
+		"[[[…]] > arithmetic > $(…)] id",
+	}},
+	{name: "sudo host option", src: "sudo -h host rm -rf /", want: []string{
+		"sudo: rm -rf /",
+	}},
+	{name: "brace expansion command", src: "{rm,-rf,/}", want: []string{
+		"rm -rf /",
+	}},
+	{name: "wrapper function shadow", src: "sudo() { rm -rf /; }; sudo ls", want: []string{
+		"[function sudo] rm -rf /",
+	}},
+	{name: "heredoc read", src: "read x <<EOF\nrm\nEOF\n$x -rf /", want: []string{
+		"read x <<rm\n",
+		"rm -rf /",
+	}},
 }
 
 func TestSecurityEveryCommandFound(t *testing.T) {

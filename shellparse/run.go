@@ -218,38 +218,42 @@ func (w *walker) tryAlias(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) 
 	defer w.leave()
 	n := w.pushCtx("alias " + name)
 
+	// The alias is replaced as text, as the shell does: the rest of the
+	// command follows the alias value, so a value ending in ';' or '&'
+	// makes the rest a command of its own.
+	var rest strings.Builder
+	for _, a := range c.Args[1:] {
+		rest.WriteByte(' ')
+		rest.WriteString(w.sourceStrict(a))
+	}
+	var prefix strings.Builder
+	for _, a := range c.Assigns {
+		prefix.WriteString(w.sourceStrict(a))
+		prefix.WriteByte(' ')
+	}
 	var outs []*state
 	for _, val := range as.vals {
 		sub := st
 		if len(as.vals) > 1 || as.none {
 			sub = st.clone()
 		}
-		f, err := parseSource(val, syntax.LangBash)
+		f, err := parseSource(prefix.String()+val+rest.String(), syntax.LangBash)
 		if err != nil {
 			pe := err.(*ParseError)
 			pe.Msg = "alias " + name + ": " + pe.Msg
 			w.fail(pe)
 		}
-		rest := &syntax.CallExpr{Assigns: c.Assigns, Args: c.Args[1:]}
 		stmts := f.Stmts
-		if len(stmts) == 0 {
-			w.call(sub, rest, rs)
-		} else {
-			w.stmts(sub, stmts[:len(stmts)-1])
-			last := stmts[len(stmts)-1]
-			lc, isCall := last.Cmd.(*syntax.CallExpr)
-			if isCall && plainStmtBut(last) && !last.Negated {
-				combined := &syntax.CallExpr{
-					Assigns: append(slices.Clone(c.Assigns), lc.Assigns...),
-					Args:    append(slices.Clone(lc.Args), c.Args[1:]...),
-				}
-				w.call(sub, combined, append(slices.Clone(last.Redirs), rs...))
-			} else {
-				w.stmt(sub, last)
-				if len(c.Args) > 1 || len(rs) > 0 {
-					w.call(sub, rest, rs)
-				}
+		switch {
+		case len(stmts) == 0:
+			if len(rs) > 0 {
+				w.call(sub, &syntax.CallExpr{}, rs)
 			}
+		default:
+			w.stmts(sub, stmts[:len(stmts)-1])
+			last := *stmts[len(stmts)-1]
+			last.Redirs = append(slices.Clone(last.Redirs), rs...)
+			w.stmt(sub, &last)
 		}
 		outs = append(outs, sub)
 	}

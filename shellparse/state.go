@@ -71,6 +71,8 @@ type state struct {
 	// namerefs is set once a name reference exists: an assignment to one
 	// variable may change another, so no variable is known any more.
 	namerefs bool
+	// parent is the state of the shell that started this one.
+	parent *state
 	// Positional parameters $1..., known when posKnown; $0 when arg0Known.
 	pos       []field
 	posKnown  bool
@@ -91,21 +93,62 @@ func (st *state) clone() *state {
 // child is the state a new shell process starts with: exported variables
 // only, no functions and no aliases.
 func (st *state) child() *state {
-	c := &state{env: st.env, opaque: st.opaque}
-	for k, v := range st.vars {
+	return &state{env: st.env, opaque: st.opaque || st.namerefs, parent: st.clone()}
+}
+
+// inherited returns what a child shell sees of a variable assigned in its
+// parent; ok is false for names the script never assigned.
+func (st *state) inherited(name string) (value, bool) {
+	if st.namerefs {
+		return value{}, true
+	}
+	if v, ok := st.vars[name]; ok {
 		if v.exported {
-			c.setVar(k, v)
-		} else {
-			// Assigned in the script but not exported: the child sees
-			// either the new value (the name came from the environment)
-			// or nothing. Either way it is not known.
-			c.setVar(k, value{})
+			return v, true
+		}
+		// Assigned but not exported: the child sees either the new value
+		// (the name came from the environment) or nothing. Either way it
+		// is not known.
+		return value{}, true
+	}
+	if st.opaque {
+		return value{}, true
+	}
+	if st.parent != nil {
+		return st.parent.inherited(name)
+	}
+	return value{}, false
+}
+
+// maxTracked bounds the variables, functions and aliases a state tracks,
+// so that copying and merging states stays cheap.
+const maxTracked = 256
+
+// trim forgets every variable when there are too many to follow,
+// keeping the attributes that change how assignments behave.
+func (st *state) trim(room int) {
+	if len(st.vars)+room <= maxTracked {
+		return
+	}
+	kept := make(map[string]value)
+	for k, old := range st.vars {
+		if old.attr {
+			kept[k] = old.unknown()
 		}
 	}
-	return c
+	if len(kept) > maxTracked/2 {
+		// Even the attributes are too many: know nothing at all.
+		kept = nil
+		st.namerefs = true
+	}
+	st.vars, st.varsShared, st.opaque = kept, false, true
+	st.posKnown, st.pos = false, nil
 }
 
 func (st *state) setVar(name string, v value) {
+	if _, ok := st.vars[name]; !ok {
+		st.trim(1)
+	}
 	switch {
 	case st.vars == nil:
 		st.vars = make(map[string]value)
@@ -148,6 +191,11 @@ func (st *state) lookup(name string) value {
 	}
 	if st.opaque {
 		return value{}
+	}
+	if st.parent != nil {
+		if v, ok := st.parent.inherited(name); ok {
+			return v
+		}
 	}
 	switch name {
 	case "HOME":
@@ -194,12 +242,22 @@ func (st *state) forget(name string) {
 	st.setVar(name, old.unknown())
 }
 
-func (st *state) defineFunc(d *funcDef) {
+// defineFunc records a function; it reports false when there are too many.
+func (st *state) defineFunc(d *funcDef) bool {
+	if _, ok := st.funcs[d.name]; !ok && len(st.funcs) >= maxTracked {
+		return false
+	}
 	st.ownFuncs()[d.name] = funcSet{defs: []*funcDef{d}}
+	return true
 }
 
-func (st *state) defineAlias(name, val string) {
+// defineAlias records an alias; it reports false when there are too many.
+func (st *state) defineAlias(name, val string) bool {
+	if _, ok := st.aliases[name]; !ok && len(st.aliases) >= maxTracked {
+		return false
+	}
 	st.ownAliases()[name] = aliasSet{vals: []string{val}}
+	return true
 }
 
 // makeOpaque forgets every variable.
@@ -217,10 +275,11 @@ func (st *state) makeOpaque() {
 }
 
 func (st *state) equal(o *state) bool {
-	if st.opaque != o.opaque || st.namerefs != o.namerefs || st.posKnown != o.posKnown || st.arg0Known != o.arg0Known {
+	if st.opaque != o.opaque || st.namerefs != o.namerefs || st.posKnown != o.posKnown ||
+		st.arg0Known != o.arg0Known || st.parent != o.parent {
 		return false
 	}
-	if st.posKnown && !slices.Equal(st.pos, o.pos) {
+	if st.posKnown && !samePos(st.pos, o.pos) {
 		return false
 	}
 	if st.arg0Known && st.arg0 != o.arg0 {
@@ -262,36 +321,43 @@ func merge(outs ...*state) *state {
 		res.opaque = res.opaque || o.opaque
 		res.namerefs = res.namerefs || o.namerefs
 	}
-	if all(outs, func(o *state) bool { return sameMap(o.vars, first.vars) }) && !res.namerefs &&
-		all(outs, func(o *state) bool { return o.opaque == first.opaque }) {
+	res.parent = first.parent
+	sameVars := func(o *state) bool { return sameMap(o.vars, first.vars) && o.opaque == first.opaque }
+	if all(outs, sameVars) && !res.namerefs {
 		// Same variables on every path (the common case).
 		res.vars, res.varsShared = first.vars, true
 		first.varsShared = first.vars != nil
 	} else {
-		names := map[string]bool{}
-		for _, o := range outs {
-			for k := range o.vars {
-				names[k] = true
-			}
+		vars := maps.Clone(first.vars)
+		if vars == nil {
+			vars = make(map[string]value)
 		}
-		for k := range names {
-			v := first.lookup(k)
-			same := true
-			exported := v.exported
-			attr := v.attr
-			for _, o := range outs[1:] {
+		differs := func(k string) {
+			var v value
+			for _, o := range outs {
 				ov := o.lookup(k)
-				exported = exported || ov.exported
-				attr = attr || ov.attr
-				if !ov.equal(v) {
-					same = false
+				v.exported = v.exported || ov.exported
+				v.attr = v.attr || ov.attr
+			}
+			vars[k] = v
+		}
+		for _, o := range outs[1:] {
+			if sameVars(o) {
+				continue
+			}
+			for k, ov := range o.vars {
+				if !ov.equal(first.lookup(k)) {
+					differs(k)
 				}
 			}
-			if !same {
-				v = value{exported: exported, attr: attr}
+			for k, fv := range first.vars {
+				if _, ok := o.vars[k]; !ok && !o.lookup(k).equal(fv) {
+					differs(k)
+				}
 			}
-			res.setVar(k, v)
 		}
+		res.vars = vars
+		res.trim(0)
 	}
 
 	if all(outs, func(o *state) bool { return sameMap(o.funcs, first.funcs) }) {
@@ -357,7 +423,7 @@ func merge(outs ...*state) *state {
 	res.arg0Known = true
 	res.arg0 = first.arg0
 	for _, o := range outs {
-		if !o.posKnown || !slices.Equal(o.pos, first.pos) {
+		if !o.posKnown || !samePos(o.pos, first.pos) {
 			res.posKnown = false
 		}
 		if !o.arg0Known || o.arg0 != first.arg0 {
@@ -388,4 +454,15 @@ func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
 		return true
 	}
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// samePos compares positional parameters, quickly when they share storage.
+func samePos(a, b []field) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
 }

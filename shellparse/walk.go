@@ -137,7 +137,8 @@ func (w *walker) compound(st *state, c syntax.Command) {
 		w.walkWord(st, c.Description)
 		w.stmt(st.clone(), c.Body)
 	default:
-		w.fail(fmt.Errorf("unsupported shell construct %T", c))
+		pos := c.Pos()
+		w.fail(&ParseError{Line: int(pos.Line()), Col: int(pos.Col()), Msg: fmt.Sprintf("unsupported shell construct %T", c)})
 	}
 }
 
@@ -385,7 +386,9 @@ func (w *walker) funcDecl(st *state, c *syntax.FuncDecl) {
 			def = &funcDef{name: name, body: c.Body}
 			w.funcDefs[key] = def
 		}
-		st.defineFunc(def)
+		if !st.defineFunc(def) {
+			w.fail(&LimitError{What: "definitions", Max: maxTracked})
+		}
 
 		// The body counts as commands that would run, with unknown
 		// arguments, whether or not the script calls it.
@@ -452,6 +455,11 @@ func (w *walker) subst(st *state, ctx string, stmts []*syntax.Stmt) {
 }
 
 func (w *walker) walkParam(st *state, pe *syntax.ParamExp) {
+	if pe.Excl && pe.Param != nil {
+		if ref := w.lookupParam(st, pe.Param.Value); ref.known && ref.set {
+			w.walkSubscript(st, ref.str)
+		}
+	}
 	if pe.NestedParam != nil {
 		w.walkParts(st, []syntax.WordPart{pe.NestedParam})
 	}
@@ -528,6 +536,20 @@ func (w *walker) walkArithString(st *state, s string, depth int) {
 	w.popCtx(n)
 }
 
+// walkSubscript walks the array subscript of a variable name given as
+// text (unset 'a[$(cmd)]', read, printf -v, declare, [[ -v ]], ${!ref}):
+// the shell evaluates it as arithmetic, substitutions included.
+func (w *walker) walkSubscript(st *state, name string) {
+	i := strings.IndexByte(name, '[')
+	j := strings.LastIndexByte(name, ']')
+	if i < 0 || j < i {
+		return
+	}
+	w.walkArithString(st, name[i+1:j], 0)
+}
+
+// forgetArithTarget makes the variable an arithmetic assignment changes
+// unknown.
 func (w *walker) forgetArithTarget(st *state, x syntax.ArithmExpr) {
 	word, ok := x.(*syntax.Word)
 	if !ok {
@@ -558,6 +580,11 @@ func (w *walker) walkTest(st *state, x syntax.TestExpr) {
 		w.walkWord(st, x)
 	case *syntax.UnaryTest:
 		w.walkTest(st, x.X)
+		if word, ok := x.X.(*syntax.Word); ok && x.Op == syntax.TsVarSet {
+			if f := w.literal(st, word, false); !f.dyn {
+				w.walkSubscript(st, f.val)
+			}
+		}
 	case *syntax.ParenTest:
 		w.walkTest(st, x.X)
 	case *syntax.BinaryTest:

@@ -99,10 +99,22 @@ func (w *walker) source(n syntax.Node) string {
 	}
 	var b strings.Builder
 	if err := w.printer.Print(&b, n); err != nil {
+		w.srcCache[n] = "?"
 		return "?"
 	}
 	s := b.String()
 	w.srcCache[n] = s
+	return s
+}
+
+// sourceStrict renders a node as shell text that must parse back to the
+// same node; the walk fails when it cannot.
+func (w *walker) sourceStrict(n syntax.Node) string {
+	s := w.source(n)
+	if s == "?" {
+		pos := n.Pos()
+		w.fail(&ParseError{Line: int(pos.Line()), Col: int(pos.Col()), Msg: "cannot render word for alias expansion"})
+	}
 	return s
 }
 
@@ -129,6 +141,9 @@ func (w *walker) fields(st *state, words []*syntax.Word) []field {
 			continue
 		}
 		if fs, ok := w.exactParam(st, word); ok {
+			for range fs {
+				w.tick()
+			}
 			out = append(out, fs...)
 			continue
 		}
@@ -195,6 +210,7 @@ func plainParam(pe *syntax.ParamExp) bool {
 func (w *walker) braces(word *syntax.Word) []*syntax.Word {
 	var all []*syntax.Word
 	w.bracesRec(word, func(piece *syntax.Word) {
+		w.tick()
 		all = append(all, piece)
 		if len(all) > w.lim.MaxArgs {
 			w.fail(&LimitError{What: "words", Max: w.lim.MaxArgs})
@@ -662,8 +678,7 @@ func ifsJoiner(st *state) string {
 	if v.str == "" {
 		return ""
 	}
-	r, size := utf8.DecodeRuneInString(v.str)
-	_ = r
+	_, size := utf8.DecodeRuneInString(v.str)
 	return v.str[:size]
 }
 

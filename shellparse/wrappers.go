@@ -152,8 +152,8 @@ func (w *walker) peelOther(inv *invocation, name string) bool {
 
 func (w *walker) peelSudo(inv *invocation) bool {
 	spec := optSpec{
-		flags: "AbBEeHhiKklNnPSsVv",
-		args:  "CDgpRrTtUu",
+		flags: "AbBEeHiKklNnPSsVv",
+		args:  "CDghpRrTtUu",
 		longArgs: []string{"user", "group", "prompt", "close-from", "chdir", "chroot",
 			"role", "type", "command-timeout", "other-user", "host"},
 	}
@@ -162,7 +162,11 @@ func (w *walker) peelSudo(inv *invocation) bool {
 		w.emitInv(inv, false, "sudoedit edits files as another user")
 		return false
 	}
-	if hasOpt(opts, "-l", "--list", "-v", "--validate", "-V", "--version", "-h", "--help", "-K", "--remove-timestamp") {
+	if len(inv.args) == 2 && inv.args[1].val == "-h" {
+		w.emitInv(inv, false) // sudo -h: help
+		return false
+	}
+	if hasOpt(opts, "-l", "--list", "-v", "--validate", "-V", "--version", "--help", "-K", "--remove-timestamp") {
 		w.emitInv(inv, false)
 		return false
 	}
