@@ -60,7 +60,13 @@ type fixture struct {
 
 func newFixture(t *testing.T, policySrc string) *fixture {
 	t.Helper()
-	dir := t.TempDir()
+	// Outside /tmp, which the sandbox grants: it never grants a directory
+	// holding the home directory.
+	dir, err := os.MkdirTemp("/var/tmp", "mnemos-gate-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	home := filepath.Join(dir, "home")
 	ws := filepath.Join(dir, "ws")
 	for _, d := range []string{home, ws, filepath.Join(ws, ".git")} {

@@ -109,16 +109,21 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 // exec starts the command, relays signals, and records its end. The exit
 // code is -1 when the command could not be started.
 func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions) (int, error) {
+	spec, err := g.sandboxSpec(req, dec, opts)
+	if err != nil {
+		return -1, &SandboxError{Status: sandbox.Probe(), Err: err}
+	}
 	status := sandbox.Probe()
 	if opts.RequireSandbox && !status.Enforceable() {
-		return -1, &SandboxError{Status: status}
+		return -1, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable}
 	}
 	start := g.cfg.Now()
 	if err := g.cfg.Audit.Append(ctx, "run.started",
 		slog.Any("argv", req.Argv), slog.String("cwd", req.Cwd),
 		slog.String("channel", req.Channel), slog.String("sender", req.Sender),
 		slog.String("ticket", dec.Ticket),
-		slog.Group("sandbox", slog.Int("landlock_abi", status.ABI), slog.Bool("enforced", false), slog.String("note", status.Note())),
+		slog.Group("sandbox", slog.Int("landlock_abi", status.ABI), slog.Bool("enforceable", status.Enforceable()),
+			slog.Bool("network", spec.Network), slog.Any("write", spec.ReadWrite), slog.String("note", status.Note())),
 	); err != nil {
 		return -1, err
 	}
@@ -132,7 +137,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	defer signal.Stop(sigs)
 
 	code := -1
-	runErr := cmd.Start()
+	applied, runErr := sandbox.Start(cmd, spec)
 	if runErr == nil {
 		done := make(chan struct{})
 		go func() {
@@ -162,6 +167,9 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	attrs := []slog.Attr{
 		slog.Any("argv", req.Argv), slog.Int("exit_status", code),
 		slog.Float64("duration_ms", float64(g.cfg.Now().Sub(start).Microseconds())/1000),
+		slog.Group("sandbox", slog.Int("landlock_abi", applied.ABI), slog.Bool("enforced", applied.Enforced),
+			slog.Bool("fs", applied.FS), slog.Bool("net", applied.Net), slog.Bool("scoped", applied.Scoped),
+			slog.Any("notes", applied.Notes)),
 	}
 	if runErr != nil {
 		attrs = append(attrs, slog.String("error", runErr.Error()))
@@ -174,10 +182,38 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	if err := g.cfg.Audit.Append(context.WithoutCancel(ctx), "run.finished", attrs...); err != nil && runErr == nil {
 		return code, err
 	}
+	if errors.Is(runErr, sandbox.ErrUnenforceable) {
+		return -1, &SandboxError{Status: status, Err: runErr}
+	}
 	if runErr != nil {
-		return 127, &StartError{Argv0: req.Argv[0], Err: runErr}
+		return 127, &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
 	}
 	return code, nil
+}
+
+// sandboxSpec builds the Landlock ruleset for a run from the decision:
+// read-write on the workspace and temp directories, the usual caches,
+// nothing on mnemos's own files or the user's secrets, and TCP only when a
+// command of the request was allowed network:http.
+func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (sandbox.Spec, error) {
+	network := false
+	for _, c := range dec.Commands {
+		if c.Policy == nil {
+			continue
+		}
+		for _, a := range c.Policy.Accesses {
+			network = network || a.Capability == policy.NetworkHTTP
+		}
+	}
+	tmp := []string{os.TempDir()}
+	if tmp[0] != "/tmp" {
+		tmp = append(tmp, "/tmp")
+	}
+	return sandbox.DefaultSpec(sandbox.Options{
+		Workspace: dec.Workspace, Home: g.cfg.UserHome, TempDirs: tmp,
+		Protected: g.cfg.Paths.Protected(), Secrets: sandbox.DefaultSecrets(g.cfg.UserHome),
+		Network: network, Required: opts.RequireSandbox,
+	})
 }
 
 func exitCode(ps *os.ProcessState) int {
@@ -194,14 +230,25 @@ func exitCode(ps *os.ProcessState) int {
 type StartError struct {
 	Argv0 string
 	Err   error
+	// Hint says how to grant a path the sandbox refused, if it did.
+	Hint string
 }
 
 func (e *StartError) Error() string { return "cannot run " + e.Argv0 + ": " + e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
-// SandboxError is a run refused because the sandbox cannot be enforced.
-type SandboxError struct{ Status sandbox.Status }
+// SandboxError is a run refused because the sandbox cannot be built or
+// enforced (exit 78).
+type SandboxError struct {
+	Status sandbox.Status
+	Err    error
+}
 
 func (e *SandboxError) Error() string {
-	return "the sandbox cannot be enforced here: " + e.Status.Note()
+	if errors.Is(e.Err, sandbox.ErrUnenforceable) {
+		return "the sandbox cannot be enforced here: " + e.Status.Note()
+	}
+	return "cannot build the sandbox: " + e.Err.Error()
 }
+
+func (e *SandboxError) Unwrap() error { return e.Err }

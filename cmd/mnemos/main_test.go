@@ -29,10 +29,14 @@ func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, "home")
-			if err := os.MkdirAll(home, 0o755); err != nil {
+			// The home directory lies outside the workspace, as on a real
+			// machine: the sandbox never grants a directory holding it.
+			// Nor under /tmp, which the sandbox grants read-write.
+			home, err := os.MkdirTemp("/var/tmp", "mnemos-home-")
+			if err != nil {
 				return err
 			}
+			env.Defer(func() { os.RemoveAll(home) })
 			env.Setenv("HOME", home)
 			env.Setenv("MNEMOS_HOME", filepath.Join(home, ".mnemos"))
 			env.Setenv("MNEMOS_SENDER", "dev")
@@ -49,6 +53,8 @@ func TestScript(t *testing.T) {
 			switch cond {
 			case "landlock":
 				return sandbox.Probe().ABI > 0, nil
+			case "python3":
+				return fileExists("/usr/bin/python3"), nil
 			case "git":
 				_, err := exec.LookPath("git")
 				return err == nil, nil

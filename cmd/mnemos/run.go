@@ -6,6 +6,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
 // RunCmd decides and runs a command.
@@ -44,11 +45,15 @@ func (c *RunCmd) Run(a *app) error {
 	if err != nil {
 		var se *gate.SandboxError
 		if errors.As(err, &se) {
-			return &exitError{code: exitConfig, msg: se.Error(), hint: "run without --require-sandbox to accept an unconfined run"}
+			hint := "run without --require-sandbox to accept an unconfined run"
+			if errors.Is(err, sandbox.ErrUnsafeGrant) {
+				hint = "run mnemos from a project directory: the sandbox never grants your whole home directory, mnemos's own files or your secrets"
+			}
+			return &exitError{code: exitConfig, msg: se.Error(), hint: hint}
 		}
 		var st *gate.StartError
 		if errors.As(err, &st) {
-			return &exitError{code: res.ExitCode, msg: st.Error()}
+			return &exitError{code: res.ExitCode, msg: st.Error(), hint: st.Hint}
 		}
 		return err
 	}
