@@ -432,3 +432,39 @@ func BenchmarkDecideThreeCommands(b *testing.B) {
 		}
 	}
 }
+
+// TestApprovalExpires: after its TTL a request cannot be approved, its
+// expired status persists, and the sweep records approval.expired.
+func TestApprovalExpires(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := context.Background()
+	d := f.decide(t, Mode{}, "touch", "late.txt")
+	tok := d.Approval.Token
+	if !d.Approval.ExpiresAt.Equal(f.now.Add(policy.DefaultApprovalTTL)) {
+		t.Fatalf("expires at %v, want now+600s", d.Approval.ExpiresAt)
+	}
+	f.now = f.now.Add(policy.DefaultApprovalTTL + time.Second)
+	if _, err := f.g.Approve(ctx, tok, approvals.Identity{Channel: "cli", Sender: "dev"}, ApproveOptions{}); !errors.Is(err, approvals.ErrExpired) {
+		t.Fatalf("approving a stale request: %v", err)
+	}
+	st, _ := f.g.Store(ctx)
+	if p, err := st.Get(ctx, tok); err != nil || p.Status != approvals.StatusExpired {
+		t.Fatalf("status after the refused approval: %v %v", p.Status, err)
+	}
+	if f.audit.count("approval.expired") != 1 {
+		t.Fatalf("approval.expired recorded %d times", f.audit.count("approval.expired"))
+	}
+	// A fresh pending request is parked by the next run, and the sweep
+	// marks it once its time is up.
+	d2 := f.decide(t, Mode{SpendTicket: true}, "touch", "late.txt")
+	if d2.Approval == nil || d2.Approval.Token == tok {
+		t.Fatalf("the rerun did not park a new request: %+v", d2.Approval)
+	}
+	f.now = f.now.Add(policy.DefaultApprovalTTL + time.Second)
+	if n, err := f.g.ExpireSweep(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep: %d, %v", n, err)
+	}
+	if f.audit.count("approval.expired") != 2 {
+		t.Fatalf("approval.expired recorded %d times, want 2", f.audit.count("approval.expired"))
+	}
+}
