@@ -53,6 +53,8 @@ func TestScript(t *testing.T) {
 			switch cond {
 			case "landlock":
 				return sandbox.Probe().ABI > 0, nil
+			case "root":
+				return os.Geteuid() == 0, nil
 			case "python3":
 				return fileExists("/usr/bin/python3"), nil
 			case "git":
