@@ -172,7 +172,11 @@ func exitCodeOf(w io.Writer, err error) int {
 	}
 	var ae *auditError
 	if errors.As(err, &ae) {
-		printErr(w, ae.Error(), "nothing was run; check that the audit log's directory is writable")
+		hint := "nothing was run; check that the audit log's directory is writable"
+		if errors.Is(err, audit.ErrIntegrity) {
+			hint = "nothing was run: the audit log was changed after it was written; see `mnemos audit verify`, keep a copy, then move audit.jsonl and audit.jsonl.anchor aside to start a new log"
+		}
+		printErr(w, ae.Error(), hint)
 		return exitConfig
 	}
 	switch {
