@@ -169,6 +169,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		slog.Float64("duration_ms", float64(g.cfg.Now().Sub(start).Microseconds())/1000),
 		slog.Group("sandbox", slog.Int("landlock_abi", applied.ABI), slog.Bool("enforced", applied.Enforced),
 			slog.Bool("fs", applied.FS), slog.Bool("net", applied.Net), slog.Bool("scoped", applied.Scoped),
+			slog.Bool("seccomp", applied.Seccomp),
 			slog.Any("notes", applied.Notes)),
 	}
 	if runErr != nil {

@@ -38,7 +38,7 @@ func ExampleStart() {
 	}
 	cmd.Wait()
 	fmt.Print(out.String())
-	_ = applied.Summary() // "confined by Landlock ABI 7: files, tcp, scoped, ..." for the audit log
+	_ = applied.Summary() // "confined by Landlock ABI 7: files, tcp, scoped, seccomp, ..." for the audit log
 	// Output: hello
 }
 

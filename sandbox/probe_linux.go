@@ -7,10 +7,12 @@ import (
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// Probe asks the kernel which Landlock ABI and errata it offers, and
-// whether it lets a process push input into a terminal.
+// Probe asks the kernel which Landlock ABI and errata it offers, whether
+// it takes mnemos's seccomp filter, and whether it lets a process push
+// input into a terminal.
 func Probe() Status {
 	s := Status{TerminalInjection: legacyTIOCSTI()}
+	s.Seccomp, s.SeccompErr = probeSeccomp()
 	v, err := llsys.LandlockGetABIVersion()
 	if err != nil {
 		s.Err = err.Error()

@@ -2,5 +2,7 @@
 
 package sandbox
 
-// Probe reports that Landlock exists only on Linux.
-func Probe() Status { return Status{Err: "Landlock is Linux-only"} }
+// Probe reports that Landlock and seccomp exist only on Linux.
+func Probe() Status {
+	return Status{Err: "Landlock is Linux-only", SeccompErr: "seccomp is Linux-only"}
+}

@@ -35,8 +35,13 @@ type Spec struct {
 	Deny []string `json:"deny,omitempty"`
 
 	// Network allows TCP. When false, TCP bind and connect are refused
-	// (Landlock ABI 4 and later).
+	// (Landlock ABI 4 and later) and, where the seccomp filter is applied,
+	// no AF_INET or AF_INET6 socket can be opened at all.
 	Network bool `json:"network"`
+	// UDP, with Network, lets the seccomp filter allow UDP sockets, to any
+	// address and port: name resolution needs them. DefaultSpec sets it
+	// with Network. Without Network it has no effect.
+	UDP bool `json:"udp,omitempty"`
 	// ConnectPorts, when Network is true and the list is not empty, are the
 	// only TCP ports the command may connect to. Empty means any port.
 	ConnectPorts []uint16 `json:"connect_ports,omitempty"`
@@ -53,7 +58,9 @@ type Spec struct {
 	KeepCapabilities bool `json:"keep_capabilities,omitempty"`
 	// Required refuses to start the command (ErrUnenforceable) unless the
 	// kernel enforces the filesystem rules and, when the spec limits TCP,
-	// the TCP rules. Scoping stays best effort and reported.
+	// the TCP rules (Landlock ABI 4, or, without network, the seccomp
+	// filter). Scoping and the rest of the filter stay best effort and
+	// reported.
 	Required bool `json:"required,omitempty"`
 }
 
@@ -70,7 +77,9 @@ type Applied struct {
 	Enforced bool `json:"enforced"`
 	// FS is true when file access outside the granted trees is refused.
 	FS bool `json:"fs"`
-	// Net is true when the kernel limits the command's TCP bind or connect.
+	// Net is true when the kernel limits the command's TCP bind or connect:
+	// by Landlock's TCP rules, or by the seccomp filter refusing TCP
+	// sockets to a command without network.
 	Net bool `json:"net"`
 	// Scoped is true when abstract unix sockets (and, where the kernel is
 	// fixed, signals) are scoped to the sandbox.
@@ -78,9 +87,14 @@ type Applied struct {
 	// DroppedCaps is true when root's command lost its dangerous
 	// capabilities.
 	DroppedCaps bool `json:"dropped_caps,omitempty"`
+	// Seccomp is true when the seccomp filter confines the command's
+	// sockets and refuses io_uring and terminal injection; a note says
+	// what it allows.
+	Seccomp bool `json:"seccomp,omitempty"`
 	// Skipped are granted paths that did not exist, so were not granted.
 	Skipped []string `json:"skipped,omitempty"`
-	// Notes say what was narrowed, dropped or not enforced, one line each.
+	// Notes say what was narrowed, dropped, filtered or not enforced, one
+	// line each.
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -95,6 +109,9 @@ func (a Applied) Summary() string {
 	}
 	if a.Scoped {
 		parts = append(parts, "scoped")
+	}
+	if a.Seccomp {
+		parts = append(parts, "seccomp")
 	}
 	if a.DroppedCaps {
 		parts = append(parts, "capabilities dropped")
@@ -116,7 +133,15 @@ type Status struct {
 	// TerminalInjection is true when the kernel lets a process push input
 	// into a terminal it holds (the TIOCSTI ioctl).
 	TerminalInjection bool `json:"terminal_injection,omitempty"`
+	// Seccomp is true when mnemos can add its seccomp filter to the
+	// Landlock domain (amd64 and arm64); SeccompErr says why not.
+	Seccomp    bool   `json:"seccomp"`
+	SeccompErr string `json:"seccomp_error,omitempty"`
 }
+
+// filtered reports whether a confined command also gets the seccomp
+// filter: it is installed together with the Landlock domain.
+func (s Status) filtered() bool { return s.ABI >= 1 && s.Seccomp }
 
 // erratumSignalThreads is the erratum whose fix lets threads of one
 // process signal each other whatever their Landlock domains. Without it,
@@ -150,7 +175,12 @@ func (s Status) Note() string {
 	case s.ABI >= 6:
 		what = append(what, "reach abstract unix sockets outside its sandbox")
 	}
-	return fmt.Sprintf("Landlock ABI %d enforced: a command may not %s", s.ABI, joinList(what, "or"))
+	if !s.filtered() {
+		return fmt.Sprintf("Landlock ABI %d enforced: a command may not %s", s.ABI, joinList(what, "or"))
+	}
+	what = append(what, "open sockets other than unix, netlink and (with network) TCP and UDP ones",
+		"use io_uring or push input into a terminal")
+	return fmt.Sprintf("Landlock ABI %d and a seccomp filter enforced: a command may not %s", s.ABI, joinList(what, "or"))
 }
 
 // Gaps lists what a confined command can still do at this ABI.
@@ -162,7 +192,11 @@ func (s Status) Gaps() []string {
 	if s.ABI < 3 {
 		g = append(g, "truncating files by path (needs ABI 3)")
 	}
-	if s.ABI < 4 {
+	switch {
+	case s.ABI >= 4:
+	case s.filtered():
+		g = append(g, "TCP ports, when network is granted (needs ABI 4; without network the seccomp filter refuses TCP)")
+	default:
 		g = append(g, "TCP bind and connect (needs ABI 4)")
 	}
 	if s.ABI < 5 {
@@ -173,13 +207,17 @@ func (s Status) Gaps() []string {
 	} else if !s.signalScoping() {
 		g = append(g, "signals to processes outside the sandbox (the kernel lacks the fix for signals between threads)")
 	}
+	if s.filtered() {
+		g = append(g, "UDP to any address and port, when network is granted (name resolution needs it)")
+	} else {
+		g = append(g, "UDP, MPTCP and other non-TCP sockets")
+	}
 	g = append(g,
-		"UDP, MPTCP and other non-TCP sockets",
 		"connecting to unix socket files (an ssh or gpg agent, a docker socket)",
 		"file metadata: stat, readlink and chdir anywhere",
 		"files reachable through hard links made before the command started",
 	)
-	if s.TerminalInjection {
+	if s.TerminalInjection && !s.filtered() {
 		g = append(g, "pushing input into a terminal it holds (TIOCSTI; dev.tty.legacy_tiocsti is on)")
 	}
 	return g

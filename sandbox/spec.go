@@ -32,8 +32,8 @@ type Options struct {
 	// user's keys and credentials. Neither is reached by any grant.
 	Protected []string
 	Secrets   []string
-	// Network allows TCP; Ports, when not empty, are the only ports the
-	// command may connect to.
+	// Network allows TCP and UDP (name resolution needs UDP); Ports, when
+	// not empty, are the only TCP ports the command may connect to.
 	Network bool
 	Ports   []uint16
 	// Required refuses to run unconfined (Spec.Required).
@@ -199,6 +199,7 @@ func DefaultSpec(o Options) (Spec, error) {
 		Terminals:    existing(terminals()),
 		Deny:         deny,
 		Network:      o.Network,
+		UDP:          o.Network,
 		ConnectPorts: o.Ports,
 		Scoped:       true,
 		Required:     o.Required,

@@ -345,6 +345,15 @@ func TestStatus(t *testing.T) {
 		{Status{ABI: 7, Enforced: true, Errata: 7, TerminalInjection: true}, "Landlock ABI 7 enforced: a command may not touch files outside its granted directories, bind or connect TCP ports it was not granted or reach abstract unix sockets or signal processes outside its sandbox",
 			[]string{"connecting to unix socket files (an ssh or gpg agent, a docker socket)", "pushing input into a terminal it holds (TIOCSTI; dev.tty.legacy_tiocsti is on)"},
 			[]string{"abstract unix sockets and signals to processes outside the sandbox (needs ABI 6)"}, true},
+		{Status{ABI: 3, Enforced: true, Seccomp: true, TerminalInjection: true}, "Landlock ABI 3 and a seccomp filter enforced: a command may not touch files outside its granted directories, open sockets other than unix, netlink and (with network) TCP and UDP ones or use io_uring or push input into a terminal",
+			[]string{"TCP ports, when network is granted (needs ABI 4; without network the seccomp filter refuses TCP)", "UDP to any address and port, when network is granted (name resolution needs it)"},
+			[]string{"TCP bind and connect (needs ABI 4)", "UDP, MPTCP and other non-TCP sockets", "pushing input into a terminal it holds (TIOCSTI; dev.tty.legacy_tiocsti is on)"}, true},
+		{Status{ABI: 7, Enforced: true, Errata: 7, Seccomp: true, TerminalInjection: true}, "reach abstract unix sockets or signal processes outside its sandbox, open sockets other than unix",
+			[]string{"UDP to any address and port, when network is granted (name resolution needs it)", "connecting to unix socket files (an ssh or gpg agent, a docker socket)"},
+			[]string{"UDP, MPTCP and other non-TCP sockets", "pushing input into a terminal it holds (TIOCSTI; dev.tty.legacy_tiocsti is on)",
+				"TCP ports, when network is granted (needs ABI 4; without network the seccomp filter refuses TCP)"}, true},
+		{Status{Seccomp: true}, "no Landlock on this kernel; commands run unconfined",
+			[]string{"everything: there is no Landlock ruleset", "TCP bind and connect (needs ABI 4)", "UDP, MPTCP and other non-TCP sockets"}, nil, false},
 	}
 	for _, tt := range tests {
 		if got := tt.st.Note(); !strings.Contains(got, tt.note) {
@@ -369,7 +378,7 @@ func TestStatus(t *testing.T) {
 
 func TestProbeMatchesKernel(t *testing.T) {
 	st := Probe()
-	if st.Enforced != (st.ABI > 0) || (st.ABI == 0) == (st.Err == "") {
+	if st.Enforced != (st.ABI > 0) || (st.ABI == 0) == (st.Err == "") || st.Seccomp == (st.SeccompErr != "") {
 		t.Errorf("Probe() = %+v", st)
 	}
 }

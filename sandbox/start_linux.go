@@ -13,20 +13,25 @@ import (
 
 // Start starts cmd confined by spec and reports what the kernel enforces.
 //
-// The ruleset is built in the calling goroutine. Then a fresh goroutine
-// locks itself to its OS thread, drops root's dangerous capabilities, sets
-// no_new_privs, restricts that thread alone with landlock_restrict_self and
-// calls cmd.Start, so the child and all its descendants inherit the
-// Landlock domain. The goroutine never unlocks the thread: the Go runtime
-// ends a thread whose locked goroutine exits, and while it runs it starts
-// new threads from a clean template thread, so no other goroutine ever
-// runs restricted and the calling process stays free (it still writes the
-// audit log after the command ends).
+// The ruleset and the seccomp filter are built in the calling goroutine.
+// Then a fresh goroutine locks itself to its OS thread, drops root's
+// dangerous capabilities, sets no_new_privs, restricts that thread alone
+// with landlock_restrict_self, installs the seccomp filter on it (without
+// TSYNC, so on that thread alone) and calls cmd.Start, so the child and all
+// its descendants inherit the Landlock domain and the filter. The
+// goroutine never unlocks the thread: the Go runtime ends a thread whose
+// locked goroutine exits, and while it runs it starts new threads from a
+// clean template thread, so no other goroutine ever runs restricted and
+// the calling process stays free (it still writes the audit log after the
+// command ends).
 //
 // Standard streams left nil are connected to /dev/null opened before the
 // restriction. On a kernel without Landlock the command starts unconfined
-// unless spec.Required, and the returned Applied says so. When anything
-// fails after the kernel offered Landlock, the command is not started.
+// (without the filter too) unless spec.Required, and the returned Applied
+// says so. Where the filter cannot be installed (another architecture, or
+// the kernel refuses it), the command runs under Landlock alone and a note
+// says so. When anything fails after the kernel offered Landlock, the
+// command is not started.
 func Start(cmd *exec.Cmd, spec Spec) (Applied, error) {
 	return start(cmd, spec, Probe())
 }
@@ -48,7 +53,8 @@ func handledFor(st Status, s Spec) (h handled, notes []string) {
 		notes = append(notes, "device ioctls are not restricted (needs Landlock ABI 5)")
 	}
 	if s.restrictsTCP() {
-		if st.ABI >= 4 {
+		switch {
+		case st.ABI >= 4:
 			if !s.Network {
 				h.net = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
 			} else {
@@ -59,7 +65,9 @@ func handledFor(st Status, s Spec) (h handled, notes []string) {
 					h.net |= ll.AccessNetBindTCP
 				}
 			}
-		} else {
+		case st.filtered() && !s.Network:
+			notes = append(notes, fmt.Sprintf("TCP is refused by the seccomp filter alone: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
+		default:
 			notes = append(notes, fmt.Sprintf("TCP is not restricted: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
 		}
 	}
@@ -80,6 +88,10 @@ func handledFor(st Status, s Spec) (h handled, notes []string) {
 // start is Start on a kernel described by st. Tests pass an older ABI than
 // the running kernel's to check the downgrades.
 func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
+	arch, ok := archFor(runtime.GOARCH)
+	if !ok {
+		st.Seccomp = false
+	}
 	a := Applied{ABI: st.ABI}
 	p, err := buildPlan(spec)
 	if err != nil {
@@ -93,11 +105,28 @@ func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 		a.Notes = append(a.Notes, "no Landlock on this kernel: the command runs unconfined")
 		return a, cmd.Start()
 	}
-	if spec.Required && spec.restrictsTCP() && st.ABI < 4 {
+	// Without network, the seccomp filter refuses TCP sockets whatever
+	// the Landlock ABI; port rules need Landlock's.
+	tcpByFilter := st.filtered() && !spec.Network
+	if spec.Required && spec.restrictsTCP() && st.ABI < 4 && !tcpByFilter {
 		return a, fmt.Errorf("%w: TCP rules need Landlock ABI 4, the kernel has %d", ErrUnenforceable, st.ABI)
 	}
 	h, notes := handledFor(st, spec)
 	a.Notes = append(a.Notes, notes...)
+	var filter []unix.SockFilter
+	if st.filtered() {
+		pol := policyFor(spec)
+		if filter, err = seccompProgram(arch, pol); err != nil {
+			return a, err
+		}
+		a.Notes = append(a.Notes, pol.describe())
+	} else {
+		why := st.SeccompErr
+		if why == "" {
+			why = "no seccomp filter"
+		}
+		a.Notes = append(a.Notes, why+": UDP, MPTCP and other sockets, io_uring and TIOCSTI are not restricted")
+	}
 	fd, err := buildRuleset(h, p, spec, &a)
 	if err != nil {
 		return a, fmt.Errorf("build the Landlock ruleset: %w", err)
@@ -127,13 +156,13 @@ func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 	}
 	var r result
 	onDisposableThread(func() {
-		r.dropped, r.err = confine(fd, !spec.KeepCapabilities, cmd)
+		r.dropped, r.err = confine(fd, !spec.KeepCapabilities, filter, cmd)
 	})
 	if r.err != nil {
 		return a, r.err
 	}
-	a.Enforced, a.FS = true, true
-	a.Net, a.Scoped, a.DroppedCaps = h.net != 0, h.scoped != 0, r.dropped
+	a.Enforced, a.FS, a.Seccomp = true, true, filter != nil
+	a.Net, a.Scoped, a.DroppedCaps = h.net != 0 || tcpByFilter, h.scoped != 0, r.dropped
 	return a, nil
 }
 
@@ -160,9 +189,10 @@ func onDisposableThread(f func()) {
 	<-done
 }
 
-// confine restricts the calling OS thread and starts cmd from it. It must
+// confine restricts the calling OS thread with the Landlock ruleset and,
+// unless filter is nil, the seccomp filter, and starts cmd from it. It must
 // run on a locked thread that is never unlocked.
-func confine(rulesetFD int, dropCaps bool, cmd *exec.Cmd) (dropped bool, err error) {
+func confine(rulesetFD int, dropCaps bool, filter []unix.SockFilter, cmd *exec.Cmd) (dropped bool, err error) {
 	if dropCaps {
 		if dropped, err = dropCapabilities(); err != nil {
 			return false, err
@@ -173,6 +203,11 @@ func confine(rulesetFD int, dropCaps bool, cmd *exec.Cmd) (dropped bool, err err
 	}
 	if err := ll.LandlockRestrictSelf(rulesetFD, 0); err != nil {
 		return false, fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	if filter != nil {
+		if err := installSeccomp(filter); err != nil {
+			return false, err
+		}
 	}
 	return dropped, cmd.Start()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,6 +26,9 @@ import (
 // SANDBOX_TEST_NET set it dials (or listens on) SANDBOX_TEST_ADDR and exits
 // 0 on success, 1 on failure.
 //
+// With SANDBOX_TEST_CALL set it makes one system call (see callHelper)
+// and prints "ok" or the failing step and errno, such as "socket EACCES".
+//
 // With SANDBOX_TEST_MAIN_THREAD set it checks, from the main goroutine
 // while it still runs on the main thread, that onDisposableThread never
 // runs its function there: exit 0 if so, 1 if not, 2 if the check could
@@ -31,6 +36,9 @@ import (
 func TestMain(m *testing.M) {
 	if network := os.Getenv("SANDBOX_TEST_NET"); network != "" {
 		os.Exit(netHelper(network, os.Getenv("SANDBOX_TEST_ADDR")))
+	}
+	if name := os.Getenv("SANDBOX_TEST_CALL"); name != "" {
+		os.Exit(callHelper(name, os.Getenv("SANDBOX_TEST_ADDR")))
 	}
 	if os.Getenv("SANDBOX_TEST_MAIN_THREAD") != "" {
 		os.Exit(mainThreadHelper())
@@ -85,6 +93,102 @@ func netHelper(network, addr string) int {
 		return 1
 	}
 	return 0
+}
+
+// callHelper makes the system calls name stands for, with raw system
+// calls so that no library falls back to another kind of socket.
+func callHelper(name, addr string) int {
+	var sa unix.Sockaddr
+	if addr != "" {
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			fmt.Println("addr", err)
+			return 2
+		}
+		sa = &unix.SockaddrInet4{Addr: ap.Addr().As4(), Port: int(ap.Port())}
+	}
+	step, err := makeCall(name, sa)
+	if err != nil {
+		var en unix.Errno
+		if errors.As(err, &en) {
+			fmt.Println(step, unix.ErrnoName(en))
+		} else {
+			fmt.Println(step, err)
+		}
+		return 1
+	}
+	fmt.Println("ok")
+	return 0
+}
+
+func makeCall(name string, sa unix.Sockaddr) (step string, err error) {
+	socket := func(domain, typ, proto int) (int, error) {
+		return unix.Socket(domain, typ|unix.SOCK_CLOEXEC, proto)
+	}
+	errno := func(_, _ uintptr, e unix.Errno) error {
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+	var fd int
+	switch name {
+	case "tcp", "mptcp":
+		proto := 0
+		if name == "mptcp" {
+			proto = unix.IPPROTO_MPTCP
+		}
+		if fd, err = socket(unix.AF_INET, unix.SOCK_STREAM, proto); err != nil {
+			return "socket", err
+		}
+		return "connect", unix.Connect(fd, sa)
+	case "tfo":
+		if fd, err = socket(unix.AF_INET, unix.SOCK_STREAM, 0); err != nil {
+			return "socket", err
+		}
+		return "sendto", unix.Sendto(fd, []byte("x"), unix.MSG_FASTOPEN, sa)
+	case "udp":
+		if fd, err = socket(unix.AF_INET, unix.SOCK_DGRAM, 0); err != nil {
+			return "socket", err
+		}
+		return "sendto", unix.Sendto(fd, []byte("x"), 0, sa)
+	case "sctp":
+		_, err = socket(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP)
+	case "raw":
+		_, err = socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)
+	case "ping":
+		_, err = socket(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_ICMP)
+	case "packet":
+		_, err = socket(unix.AF_PACKET, unix.SOCK_DGRAM, 0)
+	case "netlink":
+		_, err = socket(unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE)
+	case "socketpair":
+		_, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	case "tiocsti", "tioclinux":
+		// Standard input is /dev/null: the kernel says ENOTTY, the filter
+		// EPERM before the kernel looks at the descriptor.
+		req := uintptr(unix.TIOCSTI)
+		if name == "tioclinux" {
+			req = unix.TIOCLINUX
+		}
+		b := [2]byte{'x', 0}
+		err = errno(unix.Syscall(unix.SYS_IOCTL, 0, req, uintptr(unsafe.Pointer(&b[0]))))
+	case "io_uring":
+		var params [120]byte // struct io_uring_params
+		err = errno(unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0))
+	case "keyctl":
+		_, err = unix.KeyctlGetKeyringID(unix.KEY_SPEC_SESSION_KEYRING, false)
+	case "userfaultfd":
+		const userModeOnly = 1 // UFFD_USER_MODE_ONLY, open to unprivileged users
+		err = errno(unix.Syscall(unix.SYS_USERFAULTFD, unix.O_CLOEXEC|userModeOnly, 0, 0))
+	case "perf":
+		attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_SOFTWARE, Config: unix.PERF_COUNT_SW_TASK_CLOCK,
+			Size: uint32(unsafe.Sizeof(unix.PerfEventAttr{})), Bits: unix.PerfBitDisabled | unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv}
+		_, err = unix.PerfEventOpen(&attr, 0, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	default:
+		return "unknown call", errors.New(name)
+	}
+	return name, err
 }
 
 func requireLandlock(t *testing.T) Status {
@@ -328,10 +432,11 @@ func TestSecurityParentStaysUnconfined(t *testing.T) {
 		}
 	}
 	// No thread of this process is left with no_new_privs (set together
-	// with the Landlock restriction) once the starting thread has ended.
+	// with the Landlock restriction) or a seccomp filter once the starting
+	// thread has ended.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		bad := threadsWithNoNewPrivs(t)
+		bad := slices.Concat(threadsWith(t, "NoNewPrivs:"), threadsWith(t, "Seccomp:"))
 		if len(bad) == 0 {
 			break
 		}
@@ -339,6 +444,27 @@ func TestSecurityParentStaysUnconfined(t *testing.T) {
 			t.Fatalf("threads %v of the parent are still restricted", bad)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	// The parent still opens what the filter refuses its children, from
+	// whichever threads its goroutines land on.
+	if !st.Seccomp {
+		return
+	}
+	for range 4 {
+		for _, s := range []struct {
+			name              string
+			domain, typ, prot int
+		}{{"UDP", unix.AF_INET, unix.SOCK_DGRAM, 0}, {"MPTCP", unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP}} {
+			fd, err := unix.Socket(s.domain, s.typ|unix.SOCK_CLOEXEC, s.prot)
+			if s.name == "MPTCP" && (errors.Is(err, unix.EPROTONOSUPPORT) || errors.Is(err, unix.ENOPROTOOPT)) {
+				continue // MPTCP is off on this kernel
+			}
+			if err != nil {
+				t.Fatalf("parent cannot open a %s socket after Start: %v", s.name, err)
+			}
+			unix.Close(fd)
+		}
+		runtime.Gosched()
 	}
 }
 
@@ -363,7 +489,9 @@ func TestSecurityRestrictedThreadIsNeverTheMainThread(t *testing.T) {
 	}
 }
 
-func threadsWithNoNewPrivs(t *testing.T) []string {
+// threadsWith returns the threads of this process whose status line
+// field (NoNewPrivs:, Seccomp:) is not 0.
+func threadsWith(t *testing.T, field string) []string {
 	t.Helper()
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
@@ -377,7 +505,7 @@ func threadsWithNoNewPrivs(t *testing.T) []string {
 		}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			if v, ok := strings.CutPrefix(sc.Text(), "NoNewPrivs:"); ok && strings.TrimSpace(v) != "0" {
+			if v, ok := strings.CutPrefix(sc.Text(), field); ok && strings.TrimSpace(v) != "0" {
 				bad = append(bad, task.Name())
 			}
 		}
@@ -456,27 +584,124 @@ func TestStartTCP(t *testing.T) {
 	}
 }
 
-// MPTCP is a known gap (Status.Gaps): Landlock's TCP rules apply to TCP
-// sockets only, and an MPTCP connection falls back to plain TCP with a peer
-// that does not speak MPTCP. This pins the gap so the documentation changes
-// when it closes.
-func TestGapMPTCPPassesTCPRules(t *testing.T) {
+func requireSeccomp(t *testing.T) Status {
+	t.Helper()
 	st := requireLandlock(t)
-	if st.ABI < 4 {
-		t.Skip("kernel's Landlock has no TCP rules (ABI < 4)")
+	if !st.Seccomp {
+		t.Skip(st.SeccompErr)
 	}
-	if b, err := os.ReadFile("/proc/sys/net/mptcp/enabled"); err != nil || strings.TrimSpace(string(b)) != "1" {
-		t.Skip("MPTCP is not enabled")
-	}
+	return st
+}
+
+// Landlock's TCP rules cover TCP alone: an MPTCP socket reaches any TCP
+// server (it falls back to TCP with a peer that does not speak MPTCP), UDP,
+// raw and packet sockets pass by, and a send with MSG_FASTOPEN connects
+// without the connect hook the port rules use. The seccomp filter refuses
+// them. Each attempt also runs under Landlock alone, as a control: where
+// the kernel refuses it there too, the filter's refusal proves nothing, and
+// the test says so.
+func TestSecuritySeccompSockets(t *testing.T) {
+	st := requireSeccomp(t)
 	w := newWorld(t)
-	ln := listen(t, "tcp", "127.0.0.1:0")
+	granted := listen(t, "tcp", "127.0.0.1:0").Addr().String()
+	other := listen(t, "tcp", "127.0.0.1:0").Addr().String()
+	grantedPort := uint16(netip.MustParseAddrPort(granted).Port())
 	exe, _ := os.Executable()
-	o := w.run(t, w.spec(t, nil), st, []string{"SANDBOX_TEST_NET=mptcp", "SANDBOX_TEST_ADDR=" + ln.Addr().String()}, exe)
-	if o.code != 0 {
-		t.Logf("MPTCP connect refused (%s): the gap may have closed; update Status.Gaps", o.stderr)
+	noFilter := st
+	noFilter.Seccomp = false
+	tests := []struct {
+		call    string
+		network bool
+		noUDP   bool
+		addr    string
+		want    string
+		abi4    bool // the outcome relies on Landlock's TCP rules
+	}{
+		{call: "mptcp", addr: granted, want: "socket EACCES"},
+		{call: "tcp", addr: granted, want: "socket EACCES"},
+		{call: "tfo", addr: granted, want: "socket EACCES"},
+		{call: "udp", addr: granted, want: "socket EACCES"},
+		{call: "raw", want: "raw EACCES"},
+		{call: "ping", want: "ping EACCES"},
+		{call: "packet", want: "packet EACCES"},
+		{call: "sctp", want: "sctp EACCES"},
+		{call: "socketpair", want: "ok"},
+		{call: "netlink", want: "ok"},
+		{call: "tcp", network: true, addr: granted, want: "ok"},
+		{call: "tcp", network: true, addr: other, want: "connect EACCES", abi4: true},
+		{call: "mptcp", network: true, addr: granted, want: "socket EACCES"},
+		{call: "mptcp", network: true, addr: other, want: "socket EACCES"},
+		{call: "tfo", network: true, addr: other, want: "sendto EACCES"},
+		{call: "udp", network: true, addr: other, want: "ok"},
+		{call: "udp", network: true, noUDP: true, addr: other, want: "socket EACCES"},
+		{call: "raw", network: true, want: "raw EACCES"},
+		{call: "packet", network: true, want: "packet EACCES"},
+		{call: "sctp", network: true, want: "sctp EACCES"},
+		{call: "socketpair", network: true, want: "ok"},
 	}
-	if !slices.Contains(st.Gaps(), "UDP, MPTCP and other non-TCP sockets") {
-		t.Error("Gaps() does not list MPTCP")
+	for _, tt := range tests {
+		name := tt.call + " without network"
+		switch {
+		case tt.network && tt.addr == granted:
+			name = tt.call + " to the granted port"
+		case tt.network && tt.addr == other:
+			name = tt.call + " to another port"
+		case tt.network:
+			name = tt.call + " with network"
+		}
+		if tt.noUDP {
+			name += ", UDP not granted"
+		}
+		t.Run(name, func(t *testing.T) {
+			if tt.abi4 && st.ABI < 4 {
+				t.Skip("kernel's Landlock has no TCP rules (ABI < 4)")
+			}
+			spec := w.spec(t, func(o *Options) {
+				o.Network = tt.network
+				if tt.network {
+					o.Ports = []uint16{grantedPort}
+				}
+			})
+			spec.UDP = spec.UDP && !tt.noUDP
+			env := []string{"SANDBOX_TEST_CALL=" + tt.call, "SANDBOX_TEST_ADDR=" + tt.addr}
+			o := w.run(t, spec, st, env, exe)
+			if got := strings.TrimSpace(o.stdout); got != tt.want {
+				t.Errorf("got %q, want %q; stderr: %s", got, tt.want, o.stderr)
+			}
+			if !o.applied.Seccomp || !strings.Contains(strings.Join(o.applied.Notes, "\n"), "seccomp: only unix") {
+				t.Errorf("applied %+v, want the filter noted", o.applied)
+			}
+			if tt.want == "ok" {
+				return
+			}
+			if c := w.run(t, spec, noFilter, env, exe); strings.TrimSpace(c.stdout) != "ok" {
+				t.Logf("refused under Landlock alone too (%s)", strings.TrimSpace(c.stdout))
+			}
+		})
+	}
+}
+
+// The filter refuses io_uring (its operations bypass seccomp), terminal
+// injection and a few kernel interfaces, with EPERM. The control runs under
+// Landlock alone.
+func TestSecuritySeccompRefusesKernelInterfaces(t *testing.T) {
+	st := requireSeccomp(t)
+	w := newWorld(t)
+	exe, _ := os.Executable()
+	noFilter := st
+	noFilter.Seccomp = false
+	spec := w.spec(t, nil)
+	for _, name := range []string{"tiocsti", "tioclinux", "io_uring", "keyctl", "userfaultfd", "perf"} {
+		t.Run(name, func(t *testing.T) {
+			env := []string{"SANDBOX_TEST_CALL=" + name}
+			want := name + " EPERM"
+			if o := w.run(t, spec, st, env, exe); strings.TrimSpace(o.stdout) != want {
+				t.Errorf("got %q, want %q; stderr: %s", o.stdout, want, o.stderr)
+			}
+			if c := w.run(t, spec, noFilter, env, exe); strings.TrimSpace(c.stdout) == want {
+				t.Logf("refused under Landlock alone too")
+			}
+		})
 	}
 }
 
@@ -508,45 +733,74 @@ func TestStartScoped(t *testing.T) {
 	}
 }
 
+// TestStartDowngrades runs as if on older kernels, with and without the
+// seccomp filter. Without network, the filter refuses TCP where Landlock
+// predates TCP rules, so Required no longer refuses such a spec there;
+// port rules still need ABI 4.
 func TestStartDowngrades(t *testing.T) {
 	real := requireLandlock(t)
 	w := newWorld(t)
 	ln := listen(t, "tcp", "127.0.0.1:0")
 	exe, _ := os.Executable()
-	for abi := 0; abi <= real.ABI; abi++ {
-		t.Run("abi"+strconv.Itoa(abi), func(t *testing.T) {
-			st := Status{ABI: abi, Enforced: abi > 0, Errata: real.Errata}
-			spec := w.spec(t, nil)
-			o := w.run(t, spec, st, nil, "sh", "-c", `touch "$OUT/abi`+strconv.Itoa(abi)+`"`)
-			if (o.code == 0) != (abi == 0) {
-				t.Errorf("write outside: exit %d at ABI %d", o.code, abi)
-			}
-			a := o.applied
-			if a.Enforced != (abi > 0) || a.FS != (abi > 0) || a.Net != (abi >= 4) || a.Scoped != (abi >= 6) {
-				t.Errorf("applied %+v", a)
-			}
-			if abi < 4 && !strings.Contains(strings.Join(a.Notes, "\n"), "TCP is not restricted") && abi > 0 {
-				t.Errorf("notes %q do not admit TCP is open", a.Notes)
-			}
-			o = w.run(t, spec, st, []string{"SANDBOX_TEST_NET=tcp", "SANDBOX_TEST_ADDR=" + ln.Addr().String()}, exe)
-			if (o.code == 0) != (abi < 4) {
-				t.Errorf("connect without network: exit %d at ABI %d", o.code, abi)
-			}
+	for _, filter := range []bool{false, true} {
+		if filter && !real.Seccomp {
+			t.Log("no seccomp filter here: " + real.SeccompErr)
+			continue
+		}
+		for abi := 0; abi <= real.ABI; abi++ {
+			t.Run(fmt.Sprintf("abi%d/seccomp=%v", abi, filter), func(t *testing.T) {
+				st := Status{ABI: abi, Enforced: abi > 0, Errata: real.Errata, Seccomp: filter}
+				filtered := filter && abi > 0
+				tcpClosed := abi >= 4 || filtered
+				spec := w.spec(t, nil)
+				o := w.run(t, spec, st, nil, "sh", "-c", `touch "$OUT/abi`+strconv.Itoa(abi)+`"`)
+				if (o.code == 0) != (abi == 0) {
+					t.Errorf("write outside: exit %d", o.code)
+				}
+				a := o.applied
+				if a.Enforced != (abi > 0) || a.FS != (abi > 0) || a.Net != tcpClosed || a.Scoped != (abi >= 6) || a.Seccomp != filtered {
+					t.Errorf("applied %+v", a)
+				}
+				notes := strings.Join(a.Notes, "\n")
+				switch {
+				case abi == 0 || abi >= 4:
+				case filtered && !strings.Contains(notes, "TCP is refused by the seccomp filter alone"):
+					t.Errorf("notes %q do not say the filter refuses TCP", a.Notes)
+				case !filtered && !strings.Contains(notes, "TCP is not restricted"):
+					t.Errorf("notes %q do not admit TCP is open", a.Notes)
+				}
+				if abi > 0 && !filtered && !strings.Contains(notes, "UDP, MPTCP and other sockets, io_uring and TIOCSTI are not restricted") {
+					t.Errorf("notes %q do not admit the filter is missing", a.Notes)
+				}
+				o = w.run(t, spec, st, []string{"SANDBOX_TEST_NET=tcp", "SANDBOX_TEST_ADDR=" + ln.Addr().String()}, exe)
+				if (o.code == 0) == tcpClosed {
+					t.Errorf("connect without network: exit %d", o.code)
+				}
 
-			// Required refuses what this ABI cannot enforce, without starting.
-			spec.Required = true
-			cmd := exec.Command("true")
-			_, err := start(cmd, spec, st)
-			if refused := errors.Is(err, ErrUnenforceable); refused != (abi < 4) {
-				t.Errorf("required: err %v at ABI %d", err, abi)
-			}
-			if err != nil && cmd.Process != nil {
-				t.Error("refused command was started")
-			}
-			if err == nil {
-				cmd.Wait()
-			}
-		})
+				// Required refuses what this kernel cannot enforce, without
+				// starting: the ruleset, and TCP without network (Landlock
+				// ABI 4 or the filter) or TCP ports (ABI 4).
+				for _, ports := range []bool{false, true} {
+					spec := spec
+					spec.Required = true
+					if ports {
+						spec.Network, spec.ConnectPorts = true, []uint16{443}
+					}
+					cmd := exec.Command("true")
+					_, err := start(cmd, spec, st)
+					want := abi == 0 || abi < 4 && (ports || !filtered)
+					if refused := errors.Is(err, ErrUnenforceable); refused != want {
+						t.Errorf("required, ports %v: err %v", ports, err)
+					}
+					if err != nil && cmd.Process != nil {
+						t.Error("refused command was started")
+					}
+					if err == nil {
+						cmd.Wait()
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -671,12 +925,16 @@ func BenchmarkStartPlain(b *testing.B) {
 // BenchmarkStartConfined is Start and Wait of /bin/true: "minimal" grants
 // the system directories and a workspace; "default" is DefaultSpec with
 // mnemos's directories protected; "secrets" adds DefaultSecrets, which
-// narrows /etc around the password hashes and host keys (about 150 rules).
-// The spec is built outside the loop; BenchmarkDefaultSpec times that.
+// narrows /etc around the password hashes and host keys (about 150 rules);
+// "default-no-seccomp" is "default" without the seccomp filter. The spec is
+// built outside the loop; BenchmarkDefaultSpec times that.
 func BenchmarkStartConfined(b *testing.B) {
-	if Probe().ABI == 0 {
+	st := Probe()
+	if st.ABI == 0 {
 		b.Skip("kernel has no Landlock")
 	}
+	noFilter := st
+	noFilter.Seccomp = false
 	home, ws, tmp := benchDirs(b)
 	minimal := Spec{ReadExec: []string{"/usr", "/bin", "/lib", "/lib64", "/etc"}, ReadWrite: []string{ws}, Devices: []string{"/dev/null"}}
 	def, _ := DefaultSpec(Options{Workspace: ws, Home: home, TempDirs: []string{tmp}, Protected: []string{home + "/.config/mnemos"}})
@@ -684,14 +942,45 @@ func BenchmarkStartConfined(b *testing.B) {
 	for _, bb := range []struct {
 		name string
 		spec Spec
-	}{{"minimal", minimal}, {"default", def}, {"secrets", secrets}} {
+		st   Status
+	}{{"minimal", minimal, st}, {"default", def, st}, {"default-no-seccomp", def, noFilter}, {"secrets", secrets, st}} {
 		b.Run(bb.name, func(b *testing.B) {
 			for b.Loop() {
 				cmd := exec.Command("/bin/true")
-				if _, err := Start(cmd, bb.spec); err != nil {
+				if _, err := start(cmd, bb.spec, bb.st); err != nil {
 					b.Fatal(err)
 				}
 				cmd.Wait()
+			}
+		})
+	}
+}
+
+// BenchmarkSeccompInstall is the filter's own cost: a disposable thread
+// that sets no_new_privs, with and without building and installing the
+// filter on it.
+func BenchmarkSeccompInstall(b *testing.B) {
+	arch, ok := archFor(runtime.GOARCH)
+	if st := Probe(); !ok || !st.Seccomp {
+		b.Skip("no seccomp filter here")
+	}
+	spec := Spec{Network: true, UDP: true, ConnectPorts: []uint16{443}}
+	for _, filter := range []bool{false, true} {
+		b.Run(map[bool]string{false: "thread", true: "thread+filter"}[filter], func(b *testing.B) {
+			for b.Loop() {
+				var err error
+				onDisposableThread(func() {
+					if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil || !filter {
+						return
+					}
+					var prog []unix.SockFilter
+					if prog, err = seccompProgram(arch, policyFor(spec)); err == nil {
+						err = installSeccomp(prog)
+					}
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -48,9 +48,10 @@ type SandboxStatusCmd struct {
 func (c *SandboxStatusCmd) Run(a *app) error {
 	s := sandbox.Probe()
 	if c.JSON {
-		return writeJSON(a.io.out, map[string]any{"landlock_abi": s.ABI, "enforced": s.Enforced, "note": s.Note(), "gaps": s.Gaps(), "error": s.Err})
+		return writeJSON(a.io.out, map[string]any{"landlock_abi": s.ABI, "enforced": s.Enforced, "seccomp": s.Seccomp,
+			"note": s.Note(), "gaps": s.Gaps(), "error": s.Err, "seccomp_error": s.SeccompErr})
 	}
-	fmt.Fprintf(a.io.out, "landlock abi: %d\nenforced: %v\n%s\n", s.ABI, s.Enforced, s.Note())
+	fmt.Fprintf(a.io.out, "landlock abi: %d\nenforced: %v\nseccomp: %v\n%s\n", s.ABI, s.Enforced, s.Seccomp, s.Note())
 	for _, g := range s.Gaps() {
 		fmt.Fprintf(a.io.out, "not restricted: %s\n", g)
 	}
