@@ -117,6 +117,12 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	if opts.RequireSandbox && !status.Enforceable() {
 		return -1, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable}
 	}
+	// Signals sent to mnemos from here on reach the command (or, before it
+	// starts, wait for it), so mnemos always records run.finished.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGWINCH, syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(sigs)
+
 	start := g.cfg.Now()
 	if err := g.cfg.Audit.Append(ctx, "run.started",
 		slog.Any("argv", req.Argv), slog.String("cwd", req.Cwd),
@@ -131,10 +137,6 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	cmd.Dir = req.Cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
 	cmd.Env = os.Environ()
-
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGWINCH, syscall.SIGUSR1, syscall.SIGUSR2)
-	defer signal.Stop(sigs)
 
 	code := -1
 	applied, runErr := sandbox.Start(cmd, spec)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -98,6 +99,23 @@ func TestScript(t *testing.T) {
 				if (got == want) == neg {
 					ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 				}
+			},
+			// waitfor FILE REGEXP polls FILE for up to 20 s until REGEXP
+			// matches its content.
+			"waitfor": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: waitfor FILE REGEXP")
+				}
+				re, err := regexp.Compile(args[1])
+				ts.Check(err)
+				deadline := time.Now().Add(20 * time.Second)
+				for time.Now().Before(deadline) {
+					if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				ts.Fatalf("%s never matched %q", args[0], args[1])
 			},
 			// edit FILE OLD NEW replaces the first OLD in FILE with NEW.
 			"edit": func(ts *testscript.TestScript, neg bool, args []string) {
