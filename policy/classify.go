@@ -17,6 +17,11 @@ type Access struct {
 	Target string `json:"target,omitempty"`
 	// Dynamic is true when the target is not known statically.
 	Dynamic bool `json:"dynamic,omitempty"`
+	// Glob is true when Target is a pattern the shell expands (*, ?) whose
+	// every match lies below the directory it names: no "..", no hidden
+	// names. It can lie in the workspace and be covered by a grant, but it
+	// satisfies no condition of an allow rule.
+	Glob bool `json:"glob,omitempty"`
 }
 
 // Classification is what a command does, in the registry's vocabulary.
@@ -63,51 +68,9 @@ const (
 	kindNavigate                 // cd, pushd, popd: no access by themselves
 )
 
-// tools is the catalog of known programs. Anything absent is code:exec.
-func toolKindOf(name string) toolKind {
-	switch name {
-	case "echo", "printf", "true", "false", ":", "pwd", "whoami", "id", "uname",
-		"hostname", "seq", "basename", "dirname", "test", "[", "[[", "expr", "sleep",
-		"yes", "tr", "cut", "sort", "uniq", "wc", "tac", "rev", "fold", "fmt",
-		"column", "paste", "join", "comm", "nproc", "arch", "tty", "locale",
-		"printenv", "getconf", "factor", "numfmt", "shuf", "base32", "base64",
-		"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "jq", "yq",
-		"which", "type", "man", "help", "whatis", "apropos", "tldr", "read", "wait",
-		"exit", "return", "shift", "set", "unset", "export", "declare", "typeset",
-		"local", "readonly", "let", "alias", "unalias", "hash", "umask", "ulimit",
-		"getopts", "break", "continue":
-		return kindPure
-	case "date", "cal":
-		return kindTime
-	case "cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg",
-		"ag", "ack", "file", "stat", "nl", "od", "hexdump", "xxd", "strings",
-		"diff", "cmp", "zcat", "zless", "bzcat", "xzcat", "bat", "batcat",
-		"realpath", "readlink", "view", "sdiff", "diff3", "look", "lsattr",
-		"getfacl", "namei", "iconv", "sed", "zgrep":
-		return kindRead
-	case "ls", "ll", "la", "dir", "vdir", "tree", "find", "fd", "fdfind", "du",
-		"df", "locate":
-		return kindReadDir
-	case "touch", "mkdir", "rmdir", "rm", "chmod", "chown", "chgrp", "truncate",
-		"shred", "unlink", "tee", "mkfifo", "mknod", "setfacl", "chattr", "sponge":
-		return kindWrite
-	case "cp", "ln", "install", "rsync":
-		return kindCopy
-	case "mv":
-		return kindMove
-	case "curl", "wget", "http", "https", "xh", "aria2c", "nc", "ncat", "netcat",
-		"telnet", "ftp", "sftp", "ssh", "scp", "ping", "dig", "nslookup", "host",
-		"traceroute", "whois":
-		return kindNet
-	case "mail", "mailx", "sendmail", "mutt", "msmtp", "swaks", "neomutt":
-		return kindMail
-	case "git":
-		return kindGit
-	case "cd", "pushd", "popd":
-		return kindNavigate
-	}
-	return kindExec
-}
+// toolKindOf says how a program's arguments map to accesses, from the
+// catalog (catalog.txt). Anything absent is code:exec.
+func toolKindOf(name string) toolKind { return specOf(name).kind }
 
 // execVars are environment variables whose value the program may run as a
 // command or load as code: assigning them turns any command into code:exec.
@@ -130,11 +93,6 @@ func isExecVar(name string) bool {
 func Classify(cmd shellparse.Command, pl Place) Classification {
 	c := Classification{Verb: "run", Reversibility: "partial", Floor: Allow}
 	name := cmd.Name()
-	floor := func(o Outcome, why string) {
-		if o.Restrictiveness() > c.Floor.Restrictiveness() {
-			c.Floor, c.FloorReason = o, why
-		}
-	}
 	switch {
 	case cmd.Dynamic || name == "":
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String(), Dynamic: true})
@@ -142,38 +100,59 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		if len(cmd.Notes) > 0 {
 			why = cmd.Notes[0]
 		}
-		floor(Ask, why)
+		c.raise(Ask, why)
 		return c
 	}
 	for _, n := range cmd.Notes {
-		floor(Ask, n)
+		c.raise(Ask, n)
 		break
 	}
 	for _, w := range cmd.Wrappers {
 		switch w.Name {
 		case "sudo", "doas", "su", "runuser", "pkexec", "chroot", "nsenter", "unshare":
-			floor(Ask, "runs with other privileges through "+w.Name)
+			c.raise(Ask, "runs with other privileges through "+w.Name)
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			c.Reversibility = "irreversible"
 		}
 	}
 	for _, a := range cmd.Assigns {
 		n, _, _ := strings.Cut(a, "=")
-		if isExecVar(n) {
+		if isExecVar(n) && !(n == "IFS" && name == "read") {
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
-			floor(Ask, "sets "+n+", which can make the program run other code")
+			c.raise(Ask, "sets "+n+", which can make the program run other code")
 		}
 	}
 
+	pl = chdirPlace(cmd, pl)
 	args := cmd.Argv[1:]
-	switch toolKindOf(name) {
+	spec := specOf(name)
+	runs := func(verb string) {
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		c.Verb, c.Reversibility = verb, "partial"
+	}
+	switch spec.kind {
 	case kindPure, kindNavigate:
 		c.Verb, c.Reversibility = "compute", "reversible"
 		c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
-		if name == "sort" {
-			if out, ok := optionValue(args, "-o", "--output"); ok {
-				c.add(pl, FSWrite, out)
-				c.Verb, c.Reversibility = "write", "partial"
+		switch name {
+		case "export", "declare", "typeset", "local", "readonly":
+			// export PAGER=... makes later programs run that command.
+			for _, w := range args {
+				if n, _, ok := strings.Cut(w.Value, "="); ok && isExecVar(n) {
+					runs("run")
+					c.raise(Ask, "sets "+n+", which can make later programs run other code")
+				}
+			}
+		case "command":
+			// command -v NAME only looks NAME up; any other form runs it
+			// (the parser peels those, so this is a fallback).
+			if len(args) == 0 || !isLookupFlags(args[0].Value) {
+				runs("run")
+			}
+		case "man":
+			// A pager or browser given on the command line runs as a command.
+			if hasOptionPrefix(args, "-P", "--pager", "-H", "--html") {
+				runs("run")
 			}
 		}
 	case kindTime:
@@ -191,12 +170,43 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	case kindRead, kindReadDir:
 		c.Verb, c.Reversibility = "read", "reversible"
 		paths := pathArgs(name, args)
-		if name == "sed" && sedWrites(args) {
-			c.Verb, c.Reversibility = "edit", "partial"
-			for _, p := range paths {
-				c.add(pl, FSWrite, p)
+		for _, o := range spec.outs {
+			if out, ok := optionValue(args, o); ok && out.Value != "-" {
+				c.add(pl, FSWrite, out)
+				c.Verb, c.Reversibility = "write", "partial"
 			}
-			break
+		}
+		switch name {
+		case "sed":
+			if sedRuns(args) {
+				// A script from a file, or one with e, w, W, r or R, runs
+				// commands or touches files the command line does not name.
+				runs("run")
+			}
+			if sedWrites(args) {
+				c.Verb, c.Reversibility = "edit", "partial"
+				for _, p := range paths {
+					c.add(pl, FSWrite, p)
+				}
+				c.finish(cmd, pl)
+				return c
+			}
+		case "less", "more", "most", "view":
+			// +CMD runs a pager (or editor) command at start, and those can
+			// run shell commands; so can view -c.
+			for _, w := range args {
+				if strings.HasPrefix(w.Value, "+") || (name == "view" && (w.Value == "-c" || w.Value == "--cmd")) {
+					runs("run")
+					break
+				}
+			}
+		case "uniq":
+			// uniq INPUT OUTPUT writes OUTPUT.
+			if len(paths) == 2 {
+				c.add(pl, FSWrite, paths[1])
+				c.Verb, c.Reversibility = "write", "partial"
+				paths = paths[:1]
+			}
 		}
 		if name == "find" {
 			paths = findRoots(args)
@@ -295,8 +305,23 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	default:
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 		c.Verb = "run"
+		if spec.verb != "" {
+			c.Verb = spec.verb
+		}
 	}
+	c.finish(cmd, pl)
+	return c
+}
 
+// raise lifts the floor to o, with the reason, when o is stricter.
+func (c *Classification) raise(o Outcome, why string) {
+	if o.Restrictiveness() > c.Floor.Restrictiveness() {
+		c.Floor, c.FloorReason = o, why
+	}
+}
+
+// finish adds the redirects' accesses and the floor for dynamic writes.
+func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 	for _, r := range cmd.Redirects {
 		switch {
 		case r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" || r.Op == ">&" || r.Op == "<&":
@@ -314,11 +339,10 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	}
 	for _, a := range c.Accesses {
 		if a.Dynamic && a.Capability == FSWrite {
-			floor(Ask, "writes to a path that is not known before it runs")
+			c.raise(Ask, "writes to a path that is not known before it runs")
 		}
 	}
 	c.Accesses = dedupe(c.Accesses)
-	return c
 }
 
 func isStdStream(p string) bool {
@@ -338,12 +362,27 @@ func (c *Classification) add(pl Place, capability Capability, w shellparse.Word)
 }
 
 type resolved struct {
-	path    string
-	dynamic bool
+	path          string
+	dynamic, glob bool
 }
 
 func (r resolved) access(c Capability) Access {
-	return Access{Capability: c, Target: r.path, Dynamic: r.dynamic}
+	return Access{Capability: c, Target: r.path, Dynamic: r.dynamic, Glob: r.glob}
+}
+
+// containedGlob reports a word that is a plain glob: only * and ? besides
+// ordinary characters, no "..", and no component that could match a
+// hidden name. Its matches all lie below the directory it names.
+func containedGlob(v string) bool {
+	if !strings.ContainsAny(v, "*?") || strings.ContainsAny(v, "$`\"'\\(){}[]~!@+\n") {
+		return false
+	}
+	for _, part := range strings.Split(v, "/") {
+		if part == ".." || strings.HasPrefix(part, ".") && strings.ContainsAny(part, "*?") {
+			return false
+		}
+	}
+	return true
 }
 
 // resolvePaths turns a path word into absolute, cleaned paths: "~" and
@@ -366,18 +405,19 @@ func resolvePaths(pl Place, w shellparse.Word) []resolved {
 			v = pl.Home + v[7:]
 		}
 	}
-	if w.Dynamic {
+	glob := w.Dynamic && containedGlob(v)
+	if w.Dynamic && !glob {
 		return []resolved{{path: v, dynamic: true}}
 	}
 	if path.IsAbs(v) {
-		return []resolved{{path: path.Clean(v)}}
+		return []resolved{{path: path.Clean(v), glob: glob}}
 	}
 	if pl.UnknownDir || len(pl.Dirs) == 0 {
 		return []resolved{{path: v, dynamic: true}}
 	}
 	out := make([]resolved, 0, len(pl.Dirs))
 	for _, d := range pl.Dirs {
-		out = append(out, resolved{path: path.Join(d, v)})
+		out = append(out, resolved{path: path.Join(d, v), glob: glob})
 	}
 	return out
 }
@@ -397,75 +437,13 @@ func dedupe(in []Access) []Access {
 	return out
 }
 
-// optionsWithValue lists, per program, options that take a separate value
-// word (so the value is not mistaken for a path argument, or is a path we
-// must see).
-func optionTakesValue(prog, opt string) bool {
-	switch prog {
-	case "grep", "egrep", "fgrep", "zgrep":
-		switch opt {
-		case "-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file", "--max-count",
-			"--after-context", "--before-context", "--context", "--include",
-			"--exclude", "--exclude-dir", "--color", "--label", "-d", "-D":
-			return true
-		}
-	case "rg":
-		switch opt {
-		case "-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-j", "--glob",
-			"--type", "--type-not", "--max-count", "--regexp", "--file", "-M", "-r", "--replace":
-			return true
-		}
-	case "head", "tail":
-		return opt == "-n" || opt == "-c" || opt == "--lines" || opt == "--bytes"
-	case "sort":
-		return opt == "-k" || opt == "-t" || opt == "-o" || opt == "-S" || opt == "-T" || opt == "--output"
-	case "cut":
-		return opt == "-d" || opt == "-f" || opt == "-c" || opt == "-b"
-	case "ls":
-		return opt == "-I" || opt == "--ignore" || opt == "-w" || opt == "-T"
-	case "tree":
-		return opt == "-L" || opt == "-P" || opt == "-I" || opt == "-o"
-	case "du":
-		return opt == "-d" || opt == "--max-depth" || opt == "-B" || opt == "-t"
-	case "chmod", "chown", "chgrp":
-		return opt == "--reference"
-	case "cp", "mv", "ln", "install":
-		return opt == "-t" || opt == "--target-directory" || opt == "-S" || opt == "--suffix" || opt == "-m" || opt == "-o" || opt == "-g"
-	case "touch":
-		return opt == "-d" || opt == "-t" || opt == "-r" || opt == "--date" || opt == "--reference"
-	case "mkdir":
-		return opt == "-m" || opt == "--mode"
-	case "truncate":
-		return opt == "-s" || opt == "--size" || opt == "-r" || opt == "--reference"
-	case "diff":
-		return opt == "-U" || opt == "-C" || opt == "-x" || opt == "-X" || opt == "--label" || opt == "-L"
-	case "sed":
-		return opt == "-e" || opt == "-f" || opt == "--expression" || opt == "--file" || opt == "-l"
-	case "rsync":
-		return opt == "-e" || opt == "--rsh" || opt == "--exclude" || opt == "--include" || opt == "--filter" || opt == "-f"
-	case "scp":
-		return opt == "-P" || opt == "-i" || opt == "-o" || opt == "-F" || opt == "-c" || opt == "-l" || opt == "-J"
-	case "xxd", "od", "hexdump":
-		return opt == "-l" || opt == "-s" || opt == "-c" || opt == "-n" || opt == "-j" || opt == "-N" || opt == "-t"
-	case "nl":
-		return opt == "-s" || opt == "-w" || opt == "-b"
-	case "tee":
-		return false
-	case "stat":
-		return opt == "-c" || opt == "--format" || opt == "--printf"
-	case "file":
-		return opt == "-m" || opt == "-f" || opt == "-F"
-	}
-	return false
-}
-
 // pathArgs returns the words a program takes as paths: its non-option
 // arguments, minus values of options known to take one, minus the pattern
 // of grep-like tools and the script of sed. Words after "--" are paths.
 func pathArgs(prog string, args []shellparse.Word) []shellparse.Word {
+	spec := specOf(prog)
 	var out []shellparse.Word
-	patternPending := prog == "grep" || prog == "egrep" || prog == "fgrep" || prog == "rg" || prog == "ag" || prog == "ack" || prog == "zgrep"
-	scriptPending := prog == "sed"
+	patternPending, scriptPending := spec.pattern, spec.script
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		v := w.Value
@@ -473,18 +451,20 @@ func pathArgs(prog string, args []shellparse.Word) []shellparse.Word {
 			out = append(out, args[i+1:]...)
 			break
 		}
-		if strings.HasPrefix(v, "-") && len(v) > 1 && !w.Dynamic {
+		// A word that starts with a literal "-" is an option even when part
+		// of it is computed (--include=*.go).
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
 			opt, _, hasEq := strings.Cut(v, "=")
-			if (prog == "grep" || prog == "rg" || prog == "egrep" || prog == "fgrep") && (opt == "-e" || opt == "--regexp" || opt == "-f" || opt == "--file") {
-				patternPending = false
+			if opt == "-e" || opt == "-f" || opt == "--regexp" || opt == "--expression" || opt == "--file" || opt == "--from-file" {
+				patternPending, scriptPending = false, false
 			}
-			if prog == "sed" && (opt == "-e" || opt == "--expression" || opt == "-f" || opt == "--file") {
-				scriptPending = false
-			}
-			if !hasEq && optionTakesValue(prog, opt) {
+			if !hasEq && spec.takes(opt) {
 				i++
 			}
 			continue
+		}
+		if strings.HasPrefix(v, "+") && (prog == "less" || prog == "more" || prog == "most" || prog == "view") {
+			continue // a command to run at start, not a file
 		}
 		if patternPending {
 			patternPending = false
@@ -494,7 +474,7 @@ func pathArgs(prog string, args []shellparse.Word) []shellparse.Word {
 			scriptPending = false
 			continue
 		}
-		if (prog == "chmod" || prog == "chown" || prog == "chgrp") && len(out) == 0 && !isPathy(v) {
+		if spec.mode && len(out) == 0 && !isPathy(v) {
 			// The mode or owner comes first.
 			out = append(out, shellparse.Word{})
 			continue
@@ -543,12 +523,236 @@ func hasFlag(args []shellparse.Word, names ...string) bool {
 	return false
 }
 
-// sedWrites reports an in-place edit or a script that writes files or runs
-// commands (w, W, e, s///w, s///e).
+// sedWrites reports an in-place edit (-i, -i.bak, -ni, --in-place).
 func sedWrites(args []shellparse.Word) bool {
 	for _, w := range args {
 		v := w.Value
-		if v == "-i" || strings.HasPrefix(v, "-i") && !strings.HasPrefix(v, "--") || strings.HasPrefix(v, "--in-place") {
+		if v == "--" {
+			return false
+		}
+		if strings.HasPrefix(v, "--in-place") {
+			return true
+		}
+		if strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") {
+			for _, ch := range v[1:] {
+				if ch == 'i' {
+					return true
+				}
+				if ch == 'e' || ch == 'f' || ch == 'l' {
+					break
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sedRuns reports a sed invocation whose script is not on the command
+// line (-f) or runs commands or touches files the command line does not
+// name (e, w, W, r, R, s///e, s///w), or that cannot be read.
+func sedRuns(args []shellparse.Word) bool {
+	var scripts []shellparse.Word
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.Value
+		if v == "--" {
+			if !explicit && i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+			}
+			break
+		}
+		switch {
+		case v == "--file" || strings.HasPrefix(v, "--file="):
+			return true
+		case v == "--expression" || v == "-e":
+			explicit = true
+			if i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+				i++
+			}
+			continue
+		case strings.HasPrefix(v, "--expression="):
+			explicit = true
+			scripts = append(scripts, shellparse.Word{Value: strings.TrimPrefix(v, "--expression="), Dynamic: w.Dynamic})
+			continue
+		case v == "-l" || v == "--line-length":
+			i++
+			continue
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 1:
+			for j, ch := range v[1:] {
+				switch ch {
+				case 'f':
+					return true
+				case 'e':
+					explicit = true
+					if rest := v[j+2:]; rest != "" {
+						scripts = append(scripts, shellparse.Word{Value: rest, Dynamic: w.Dynamic})
+					} else if i+1 < len(args) {
+						scripts = append(scripts, args[i+1])
+						i++
+					}
+				}
+				if ch == 'e' || ch == 'l' || ch == 'i' {
+					break
+				}
+			}
+			continue
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			continue
+		}
+		if !explicit && len(scripts) == 0 {
+			scripts = append(scripts, w)
+		}
+		if !explicit {
+			break
+		}
+	}
+	for _, s := range scripts {
+		if s.Dynamic || sedScriptRisky(s.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// sedScriptRisky scans a sed script for commands and flags that run
+// commands or open files (e, w, W, r, R, s///e, s///w). Anything it cannot
+// read counts as risky.
+func sedScriptRisky(s string) bool {
+	n := len(s)
+	i := 0
+	skipBlanks := func() {
+		for i < n && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+	}
+	// delimited skips a delimited part starting after its opening
+	// delimiter d; false when it is not closed.
+	delimited := func(d byte) bool {
+		for i < n {
+			switch {
+			case s[i] == '\\':
+				i += 2
+			case s[i] == d:
+				i++
+				return true
+			default:
+				i++
+			}
+		}
+		return false
+	}
+	address := func() bool {
+		switch {
+		case i < n && s[i] >= '0' && s[i] <= '9':
+			for i < n && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
+				i++
+			}
+		case i < n && s[i] == '$':
+			i++
+		case i < n && (s[i] == '+' || s[i] == '~'):
+			i++
+			for i < n && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+		case i < n && s[i] == '/':
+			i++
+			if !delimited('/') {
+				return false
+			}
+			for i < n && (s[i] == 'I' || s[i] == 'M') {
+				i++
+			}
+		case i+1 < n && s[i] == '\\':
+			d := s[i+1]
+			i += 2
+			if !delimited(d) {
+				return false
+			}
+			for i < n && (s[i] == 'I' || s[i] == 'M') {
+				i++
+			}
+		}
+		return true
+	}
+	toEnd := func(stops string) {
+		for i < n && !strings.ContainsRune(stops, rune(s[i])) {
+			i++
+		}
+	}
+	for i < n {
+		for i < n && strings.ContainsRune(" \t\n;", rune(s[i])) {
+			i++
+		}
+		if i >= n {
+			break
+		}
+		if !address() {
+			return true
+		}
+		skipBlanks()
+		if i < n && s[i] == ',' {
+			i++
+			skipBlanks()
+			if !address() {
+				return true
+			}
+		}
+		skipBlanks()
+		for i < n && s[i] == '!' {
+			i++
+			skipBlanks()
+		}
+		if i >= n {
+			return true
+		}
+		cmd := s[i]
+		i++
+		switch cmd {
+		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'x', 'n', 'N', 'p', 'P', 'z', 'F':
+		case 'q', 'Q', 'l', 'L':
+			skipBlanks()
+			for i < n && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+		case '#', 'a', 'i', 'c':
+			// Text (or a comment) to the end of the line; a backslash at the
+			// end continues it.
+			for i < n && s[i] != '\n' {
+				if s[i] == '\\' {
+					i++
+				}
+				i++
+			}
+		case ':', 'b', 't', 'T', 'v':
+			toEnd(";\n")
+		case 's':
+			if i >= n || s[i] == '\n' || s[i] == '\\' {
+				return true
+			}
+			d := s[i]
+			i++
+			if !delimited(d) || !delimited(d) {
+				return true
+			}
+			for i < n && !strings.ContainsRune(";\n}", rune(s[i])) {
+				if s[i] == 'e' || s[i] == 'w' || s[i] == 'W' {
+					return true
+				}
+				i++
+			}
+		case 'y':
+			if i >= n {
+				return true
+			}
+			d := s[i]
+			i++
+			if !delimited(d) || !delimited(d) {
+				return true
+			}
+		default:
+			// e, w, W, r, R, and anything unknown.
 			return true
 		}
 	}
@@ -775,4 +979,78 @@ func onlyFlags(ws []shellparse.Word, allowed ...string) bool {
 		}
 	}
 	return true
+}
+
+// chdirPlace applies a wrapper's change of directory (env -C DIR, env
+// --chdir=DIR, sudo -D DIR): relative paths resolve against DIR, or are
+// unknown when DIR is not known statically.
+func chdirPlace(cmd shellparse.Command, pl Place) Place {
+	for _, w := range cmd.Wrappers {
+		base := path.Base(w.Name)
+		if base != "env" && base != "sudo" {
+			continue
+		}
+		for i := 1; i < len(w.Argv); i++ {
+			a := w.Argv[i]
+			dir, found := "", false
+			switch {
+			case a == "--chdir" || (base == "env" && a == "-C") || (base == "sudo" && a == "-D"):
+				found = true
+				if i+1 < len(w.Argv) {
+					dir = w.Argv[i+1]
+				}
+			case strings.HasPrefix(a, "--chdir="):
+				dir, found = strings.TrimPrefix(a, "--chdir="), true
+			case base == "env" && strings.HasPrefix(a, "-C") && len(a) > 2:
+				dir, found = a[2:], true
+			case base == "sudo" && strings.HasPrefix(a, "-D") && len(a) > 2:
+				dir, found = a[2:], true
+			}
+			if !found {
+				continue
+			}
+			if dir == "~" || strings.HasPrefix(dir, "~/") {
+				if pl.Home == "" {
+					dir = "$HOME"
+				} else {
+					dir = pl.Home + dir[1:]
+				}
+			}
+			next := Place{Home: pl.Home}
+			switch {
+			case dir == "" || strings.ContainsAny(dir, "$`*?[") || pl.UnknownDir && !path.IsAbs(dir):
+				next.UnknownDir = true
+			case path.IsAbs(dir):
+				next.Dirs = []string{path.Clean(dir)}
+			default:
+				for _, d := range pl.Dirs {
+					next.Dirs = append(next.Dirs, path.Join(d, dir))
+				}
+			}
+			pl = next
+		}
+	}
+	return pl
+}
+
+// hasOptionPrefix reports an option given alone, as --name=value, or as
+// a short option with its value attached (-Pcat).
+func hasOptionPrefix(args []shellparse.Word, names ...string) bool {
+	for _, w := range args {
+		for _, n := range names {
+			if w.Value == n || strings.HasPrefix(w.Value, n+"=") || (len(n) == 2 && strings.HasPrefix(w.Value, n)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isLookupFlags reports an option cluster of command's lookup flags: -v,
+// -V, possibly with -p.
+func isLookupFlags(v string) bool {
+	if len(v) < 2 || v[0] != '-' || !strings.ContainsAny(v, "vV") {
+		return false
+	}
+	return strings.Trim(v[1:], "pvV") == ""
 }

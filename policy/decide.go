@@ -20,6 +20,15 @@ type Input struct {
 	Sender    string
 	Session   string
 	Now       time.Time
+	// Cwd is the working directory the request came from (the field cwd of
+	// condition rules); when empty, the first of Place.Dirs.
+	Cwd string
+	// Reason is the agent's stated intent: the field context.reason.
+	Reason string
+	// Context and Scope are the request's other facts, read by the fields
+	// context.KEY and scope.KEY (nested maps for longer dot paths).
+	Context map[string]any
+	Scope   map[string]any
 }
 
 // AccessResult is one access with its table cell and the grant that
@@ -75,7 +84,7 @@ func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (R
 		res.Accesses = append(res.Accesses, AccessResult{Access: a, Cell: c})
 		res.Cell = stricterCell(res.Cell, c)
 	}
-	rule := p.match(in, cl)
+	rule := p.match(&in, &cl)
 	if rule != nil {
 		res.Rule = &RuleRef{Name: rule.Name, Action: rule.Action, Pos: rule.Pos}
 	}
@@ -172,46 +181,6 @@ func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants
 		any = true
 	}
 	return any, nil
-}
-
-// match returns the first rule, in priority order, that matches.
-func (p *Policy) match(in Input, cl Classification) *Rule {
-	for i := range p.Rules {
-		if p.Rules[i].Matches(in, cl) {
-			return &p.Rules[i]
-		}
-	}
-	return nil
-}
-
-// Matches reports whether every matcher the rule sets holds for the command.
-func (r *Rule) Matches(in Input, cl Classification) bool {
-	if len(r.ArgvPrefix) > 0 && !argvHasPrefix(in.Command, r.ArgvPrefix) {
-		return false
-	}
-	if r.Capability != "" || r.InWorkspace {
-		n := 0
-		for _, a := range cl.Accesses {
-			spec, err := Lookup(a.Capability)
-			if err != nil {
-				return false
-			}
-			if spec.DefaultApproval == ApprovalNone {
-				continue
-			}
-			n++
-			if r.Capability != "" && a.Capability != r.Capability {
-				return false
-			}
-			if r.InWorkspace && (a.Dynamic || !within(in.Workspace, a.Target)) {
-				return false
-			}
-		}
-		if n == 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func argvHasPrefix(cmd shellparse.Command, prefix []string) bool {

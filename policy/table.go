@@ -107,8 +107,8 @@ func TableCell(level Level, s Spec) Cell {
 // Table returns the cell for a capability at a level; an unknown capability
 // is denied.
 func Table(level Level, c Capability) Cell {
-	s, err := Lookup(c)
-	if err != nil {
+	s, ok := lookupSpec(c)
+	if !ok {
 		return Denied
 	}
 	return TableCell(level, s)

@@ -16,6 +16,8 @@ type PolicyCmd struct {
 	Registry RegistryCmd `cmd:"" help:"Print the 13 capabilities of the registry, one JSON line each."`
 	Table    TableCmd    `cmd:"" help:"Print the autonomy × capability table, one JSON line per level."`
 	Show     ShowCmd     `cmd:"" help:"Print which policy file applies and its rules."`
+	Lint     LintCmd     `cmd:"" help:"Validate a policy file: every error as FILE:LINE:COL: message, warnings for unreachable rules. Exit 78 on error."`
+	Test     TestCmd     `cmd:"" help:"Run a file of test cases against the policy: a pass/fail line per case and a summary. Exit 1 on any failure."`
 }
 
 // CheckCmd is mnemos policy check.

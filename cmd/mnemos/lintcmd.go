@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// LintCmd is mnemos policy lint.
+type LintCmd struct {
+	JSON bool   `name:"json" help:"Print the diagnostics as one JSON array."`
+	File string `arg:"" optional:"" help:"The policy file to check (default: the configured policy file)." placeholder:"FILE"`
+}
+
+// Run prints every error and warning as FILE:LINE:COL: message and exits
+// 78 when the file has an error.
+func (c *LintCmd) Run(a *app) error {
+	name, src, err := c.source(a)
+	if err != nil {
+		return err
+	}
+	diags := policy.Lint(name, src)
+	if c.JSON {
+		if diags == nil {
+			diags = []policy.Diagnostic{}
+		}
+		if err := writeJSON(a.io.out, diags); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range diags {
+			fmt.Fprintln(a.io.out, d.String())
+		}
+	}
+	errs, warns := 0, 0
+	for _, d := range diags {
+		if d.Severity == policy.SeverityError {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	if errs > 0 {
+		return &exitError{code: exitConfig, msg: fmt.Sprintf("%s: %s, %s", name, plural(errs, "error"), plural(warns, "warning")),
+			hint: "fix the lines above; the policy does not load until then"}
+	}
+	if !c.JSON {
+		p, err := policy.Parse(name, src)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.io.out, "%s: ok (%s, %s)\n", name, plural(len(p.Rules), "rule"), plural(warns, "warning"))
+	}
+	return nil
+}
+
+// source reads the named file, or the configured policy file, or the
+// built-in default when no policy file exists.
+func (c *LintCmd) source(a *app) (string, []byte, error) {
+	file := c.File
+	if file == "" {
+		p, err := a.paths()
+		if err != nil {
+			return "", nil, err
+		}
+		file = p.PolicyFile
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(a.io.err, "mnemos: no policy file at %s; checking the built-in default\n", file)
+			return policy.DefaultName, policy.DefaultSource(), nil
+		}
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", nil, &exitError{code: exitConfig, msg: fmt.Sprintf("cannot read policy: %v", err)}
+	}
+	return file, src, nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,129 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+func TestCatalog(t *testing.T) {
+	m, err := parseCatalog(catalogSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtins := 0
+	for name, s := range m {
+		switch name {
+		case ":", "[", "[[", "test", "read", "wait", "exit", "return", "shift", "set", "unset", "export", "declare",
+			"typeset", "local", "readonly", "let", "alias", "unalias", "hash", "umask", "ulimit", "getopts",
+			"break", "continue", "type", "help", "cd", "pushd", "popd", "echo", "printf", "true", "false", "pwd":
+			builtins++
+		}
+		for _, o := range append(slices.Clone(s.opts), s.outs...) {
+			if !strings.HasPrefix(o, "-") {
+				t.Errorf("%s: option %q", name, o)
+			}
+		}
+	}
+	if programs := len(m) - builtins; programs < 150 {
+		t.Errorf("catalog lists %d programs besides shell builtins, want at least 150", programs)
+	}
+	for _, bad := range []string{"x", "x nokind", "x read wat", "x read\nx write"} {
+		if _, err := parseCatalog(bad); err == nil {
+			t.Errorf("parseCatalog(%q) accepted", bad)
+		}
+	}
+}
+
+// classifyScript parses src in /w (home /home/u) and classifies the
+// command named by its first word.
+func classifyScript(t *testing.T, src string) Classification {
+	t.Helper()
+	s, err := shellparse.ParseScript(src, shellparse.Env{Home: "/home/u", Cwd: "/w"})
+	if err != nil || len(s.Commands) == 0 {
+		t.Fatalf("%s: %v", src, err)
+	}
+	prog := strings.Fields(src)[0]
+	for _, c := range s.Commands {
+		if c.Name() == prog || c.HasWrapper(prog) {
+			return Classify(c, PlaceOf(s, "/w", "/home/u"))
+		}
+	}
+	t.Fatalf("%s: no %s command in %+v", src, prog, s.Commands)
+	return Classification{}
+}
+
+func accessList(c Classification) string {
+	var out []string
+	for _, a := range c.Accesses {
+		s := string(a.Capability)
+		if a.Target != "" {
+			s += " " + a.Target
+		}
+		if a.Dynamic {
+			s += " (dynamic)"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestSecurityClassifyHiddenEffects: programs that read files, write them
+// or run commands through their arguments are classified by what they can
+// do, not by their name.
+func TestSecurityClassifyHiddenEffects(t *testing.T) {
+	cases := []struct {
+		src, want string
+	}{
+		{"wc -l /etc/hosts", "fs:read /etc/hosts"},
+		{"base64 ~/notes.txt", "fs:read /home/u/notes.txt"},
+		{"sha256sum a b", "fs:read /w/a; fs:read /w/b"},
+		{"sort -k 2 -o sorted.txt data.txt", "fs:write /w/sorted.txt; fs:read /w/data.txt"},
+		{"echo x | sort", "parse:local"},
+		{"uniq in.txt out.txt", "fs:write /w/out.txt; fs:read /w/in.txt"},
+		{"jq .name package.json", "fs:read /w/package.json"},
+		{"cut -d , -f 2 data.csv", "fs:read /w/data.csv"},
+		{"sed -n '1,5p' README.md", "fs:read /w/README.md"},
+		{"sed 's/a/b/g; /x/d' README.md", "fs:read /w/README.md"},
+		{"sed 'e rm -rf /' README.md", "code:exec sed e rm -rf / README.md; fs:read /w/README.md"},
+		{"sed -n '1e rm -rf ~' README.md", "code:exec sed -n 1e rm -rf ~ README.md; fs:read /w/README.md"},
+		{"sed -e '1!d' -e 'e rm -rf /' README.md", "code:exec sed -e 1!d -e e rm -rf / README.md; fs:read /w/README.md"},
+		{"sed -n 'w /etc/cron.d/x' README.md", "code:exec sed -n w /etc/cron.d/x README.md; fs:read /w/README.md"},
+		{"sed 's/^/x/w /etc/profile' README.md", "code:exec sed s/^/x/w /etc/profile README.md; fs:read /w/README.md"},
+		{"sed 's|a|b|e' README.md", "code:exec sed s|a|b|e README.md; fs:read /w/README.md"},
+		{"sed '/x/r /etc/shadow' README.md", "code:exec sed /x/r /etc/shadow README.md; fs:read /w/README.md"},
+		{"sed -f evil.sed README.md", "code:exec sed -f evil.sed README.md; fs:read /w/README.md"},
+		{"sed -nf evil.sed README.md", "code:exec sed -nf evil.sed README.md; fs:read /w/README.md"},
+		{"sed -i.bak 's/a/b/' f.txt", "fs:write /w/f.txt"},
+		{"sed -ni 's/a/b/p' f.txt", "fs:write /w/f.txt"},
+		{"less +'!rm -rf /' README.md", "code:exec less +!rm -rf / README.md; fs:read /w/README.md"},
+		{"less -N README.md", "fs:read /w/README.md"},
+		{"view -c '!id' README.md", "code:exec view -c !id README.md; fs:read /w/README.md"},
+		{"man -P 'rm -rf ~' ls", "parse:local; code:exec man -P rm -rf ~ ls"},
+		{"man ls", "parse:local"},
+		{"export PAGER='rm -rf /'", "parse:local; code:exec export PAGER=rm -rf /"},
+		{"export EDITOR_THEME=dark", "parse:local"},
+		{"env --chdir=/etc cat shadow", "fs:read /etc/shadow"},
+		{"env -C sub cat x", "fs:read /w/sub/x"},
+		{"env -C ~/src cat x", "fs:read /home/u/src/x"},
+		{"sudo -D /srv cat x", "code:exec sudo -D /srv cat x; fs:read /srv/x"},
+		{"make test", "code:exec make test"},
+		{"command -v git", "parse:local"},
+		{"wc -l *.go", "fs:read /w/*.go"},
+		{"grep -rn TODO --include=*.go .", "fs:read /w"},
+		{"cat src/*/x.go", "fs:read /w/src/*/x.go"},
+		{"ls .*", "fs:read .* (dynamic)"},
+		{"cat ../*.go", "fs:read ../*.go (dynamic)"},
+		{"rm *", "fs:write /w/*"},
+	}
+	for _, tc := range cases {
+		if got := accessList(classifyScript(t, tc.src)); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+	if v := classifyScript(t, "make").Verb; v != "build" {
+		t.Errorf("make verb %q", v)
+	}
+}

@@ -1,0 +1,235 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// Where example commands (a rule's match and not_match lists) run: the
+// user's home and the working directory, which is also the workspace.
+const (
+	ExampleHome = "/home/user"
+	ExampleCwd  = "/home/user/project"
+)
+
+// Request is a whole request to decide with the policy alone: a script,
+// where it runs and who asks. It is what `mnemos policy test` evaluates;
+// the guard and the judge, which the gate adds, are not part of it.
+type Request struct {
+	Script string
+	// Cwd is the working directory (absolute); Home the user's home.
+	Cwd, Home string
+	// Workspace defaults to Cwd.
+	Workspace string
+	Level     Level
+	Channel   string
+	Sender    string
+	Session   string
+	Reason    string
+	Context   map[string]any
+	Scope     map[string]any
+	Now       time.Time
+}
+
+// CommandResult is the policy's result for one command of a request.
+type CommandResult struct {
+	Command shellparse.Command `json:"command"`
+	Result  Result             `json:"result"`
+}
+
+// RequestResult is the policy's outcome for a whole request: the most
+// restrictive outcome of its commands, and the first command that has it.
+type RequestResult struct {
+	Outcome   Outcome         `json:"outcome"`
+	DecidedBy Decided         `json:"decided_by"`
+	Reason    string          `json:"reason"`
+	Rule      *RuleRef        `json:"rule,omitempty"`
+	Commands  []CommandResult `json:"commands"`
+}
+
+// ByParse is a request whose script does not parse: it is denied.
+const ByParse Decided = "parse"
+
+// EvaluateRequest parses the request's script as the gate does (bash
+// dialect, ~ and $HOME known) and evaluates every command it would run.
+// A script that does not parse, or holds no command, is denied.
+func (p *Policy) EvaluateRequest(ctx context.Context, req Request, grants GrantChecker) (RequestResult, error) {
+	res := RequestResult{Outcome: Deny, DecidedBy: ByParse}
+	script, err := shellparse.ParseScript(req.Script, shellparse.Env{Home: req.Home, Cwd: req.Cwd})
+	if err != nil {
+		res.Reason = "cannot parse the command: " + err.Error()
+		return res, nil
+	}
+	if len(script.Commands) == 0 {
+		res.Reason = "no command found"
+		return res, nil
+	}
+	ws := req.Workspace
+	if ws == "" {
+		ws = req.Cwd
+	}
+	pl := PlaceOf(script, req.Cwd, req.Home)
+	worst := -1
+	for _, c := range script.Commands {
+		in := Input{Command: c, Place: pl, Workspace: ws, Level: req.Level, Channel: req.Channel,
+			Sender: req.Sender, Session: req.Session, Now: req.Now, Cwd: req.Cwd, Reason: req.Reason,
+			Context: req.Context, Scope: req.Scope}
+		r, err := p.Evaluate(ctx, in, grants)
+		if err != nil {
+			return RequestResult{Outcome: Deny, DecidedBy: ByGrant, Reason: r.Reason}, err
+		}
+		res.Commands = append(res.Commands, CommandResult{Command: c, Result: r})
+		if worst < 0 || r.Outcome.Restrictiveness() > res.Commands[worst].Result.Outcome.Restrictiveness() {
+			worst = len(res.Commands) - 1
+		}
+	}
+	w := res.Commands[worst].Result
+	res.Outcome, res.DecidedBy, res.Reason, res.Rule = w.Outcome, w.DecidedBy, w.Reason, w.Rule
+	return res, nil
+}
+
+// PlaceOf collects the directories a script may run its commands in: the
+// working directory and every static cd target. A cd whose target is not
+// static makes relative paths unknown.
+func PlaceOf(s *shellparse.Script, cwd, home string) Place {
+	pl := Place{Dirs: []string{cwd}, Home: home}
+	seen := map[string]bool{cwd: true}
+	for _, c := range s.Commands {
+		switch c.Name() {
+		case "cd", "pushd", "popd", "chdir":
+		default:
+			continue
+		}
+		var target string
+		for _, a := range c.Args() {
+			if a == "--" || strings.HasPrefix(a, "-") && a != "-" {
+				continue
+			}
+			target = a
+			break
+		}
+		dyn := false
+		for _, w := range c.Argv[1:] {
+			dyn = dyn || w.Dynamic
+		}
+		switch {
+		case dyn || target == "-" || c.Name() == "popd":
+			pl.UnknownDir = true
+			continue
+		case target == "" || target == "~":
+			target = home
+		case strings.HasPrefix(target, "~/"):
+			target = home + target[1:]
+		}
+		if target == "" {
+			pl.UnknownDir = true
+			continue
+		}
+		var next []string
+		if path.IsAbs(target) {
+			next = []string{path.Clean(target)}
+		} else {
+			for _, d := range pl.Dirs {
+				next = append(next, path.Join(d, target))
+			}
+		}
+		for _, n := range next {
+			if !seen[n] {
+				seen[n] = true
+				pl.Dirs = append(pl.Dirs, n)
+			}
+		}
+	}
+	return pl
+}
+
+// GrantList is an in-memory GrantChecker: the grants of a test case. A
+// revoked grant, an expired one, or one bound to another session covers
+// nothing.
+type GrantList []Grant
+
+// CoveringGrant returns the first grant in the list that covers target.
+func (l GrantList) CoveringGrant(_ context.Context, channel, sender string, c Capability, target, session string, now time.Time) (Grant, bool, error) {
+	for _, g := range l {
+		switch {
+		case g.Channel != channel, g.Sender != sender, g.Capability != c, g.RevokedAt != nil,
+			g.ExpiresAt != nil && !now.Before(*g.ExpiresAt), g.Session != "" && g.Session != session:
+			continue
+		}
+		if MatchTarget(g.Target, target) {
+			return g, true, nil
+		}
+	}
+	return Grant{}, false, nil
+}
+
+// checkExamples evaluates a rule on its match and not_match examples.
+func checkExamples(p *Policy, r *Rule) []*Error {
+	var errs []*Error
+	at := func(ex Example, msg string) {
+		errs = append(errs, &Error{File: ex.Pos.File, Line: ex.Pos.Line, Col: ex.Pos.Col, Msg: msg})
+	}
+	for _, set := range []struct {
+		list []Example
+		want bool
+	}{{r.Match, true}, {r.NotMatch, false}} {
+		for _, ex := range set.list {
+			got, err := exampleMatches(p, r, ex)
+			switch {
+			case err != nil:
+				at(ex, fmt.Sprintf("example %q: %v", ex.Command, err))
+			case got && !set.want:
+				at(ex, fmt.Sprintf("rule %q matches %q, which is listed under not_match", r.Name, ex.Command))
+			case !got && set.want:
+				at(ex, fmt.Sprintf("rule %q does not match %q, which is listed under match", r.Name, ex.Command))
+			}
+		}
+	}
+	return errs
+}
+
+// exampleMatches reports whether the rule matches any command of the
+// example, run in ExampleCwd (or the example's cwd) with ExampleHome.
+func exampleMatches(p *Policy, r *Rule, ex Example) (bool, error) {
+	cwd := ex.Cwd
+	if cwd == "" {
+		cwd = ExampleCwd
+	}
+	cwd = path.Clean(cwd)
+	script, err := shellparse.ParseScript(ex.Command, shellparse.Env{Home: ExampleHome, Cwd: cwd})
+	if err != nil {
+		return false, fmt.Errorf("does not parse: %w", err)
+	}
+	if len(script.Commands) == 0 {
+		return false, fmt.Errorf("holds no command")
+	}
+	ws := cwd
+	if within(ExampleCwd, cwd) {
+		ws = ExampleCwd
+	}
+	level := p.Level
+	if ex.Level != nil {
+		level = *ex.Level
+	}
+	ch, snd := ex.Channel, ex.Sender
+	if ch == "" {
+		ch = "cli"
+	}
+	if snd == "" {
+		snd = "user"
+	}
+	pl := PlaceOf(script, cwd, ExampleHome)
+	for _, c := range script.Commands {
+		in := Input{Command: c, Place: pl, Workspace: ws, Level: level, Channel: ch, Sender: snd, Cwd: cwd, Reason: ex.Reason}
+		cl := Classify(c, pl)
+		if r.matches(&in, &cl) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
