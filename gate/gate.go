@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path"
 	"strings"
 	"time"
 
@@ -246,7 +245,7 @@ func (g *Gate) judge(ctx context.Context, req Request) judged {
 	if len(script.Commands) == 0 {
 		return judged{deny(dec, "parse", "no command found"), nil}
 	}
-	place := placeOf(script, req.Cwd, g.cfg.UserHome)
+	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
 	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames}
 	threshold := g.cfg.Policy.JudgeThreshold
 	if g.cfg.Extra != nil && g.cfg.Extra.JudgeThreshold > threshold {
@@ -265,8 +264,8 @@ func (g *Gate) judge(ctx context.Context, req Request) judged {
 			cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Guard = policy.Deny, "guard", "guard", &h
 			cd.Reason = "guard: " + hit.Reason
 		} else {
-			in := policy.Input{Command: cmd, Place: place, Workspace: ws, Level: lvl,
-				Channel: req.Channel, Sender: req.Sender, Session: req.Session, Now: now}
+			in := policy.Input{Command: cmd, Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
+				Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason, Now: now}
 			res, err := g.cfg.Policy.Evaluate(ctx, in, grants)
 			if err != nil {
 				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
@@ -320,63 +319,6 @@ func (g *Gate) guardHit(guard vaglio.Guard, cmd shellparse.Command, pl policy.Pl
 		}
 	}
 	return vaglio.Hit{}, false
-}
-
-// placeOf collects the directories a script may run its commands in: the
-// working directory and every static cd target; a cd whose target is not
-// static makes relative paths unknown.
-func placeOf(s *shellparse.Script, cwd, home string) policy.Place {
-	pl := policy.Place{Dirs: []string{cwd}, Home: home}
-	seen := map[string]bool{cwd: true}
-	for _, c := range s.Commands {
-		switch c.Name() {
-		case "cd", "pushd", "popd", "chdir":
-		default:
-			continue
-		}
-		args := c.Args()
-		var target string
-		for _, a := range args {
-			if a == "--" || strings.HasPrefix(a, "-") && a != "-" {
-				continue
-			}
-			target = a
-			break
-		}
-		dyn := false
-		for _, w := range c.Argv[1:] {
-			dyn = dyn || w.Dynamic
-		}
-		switch {
-		case dyn || target == "-" || c.Name() == "popd":
-			pl.UnknownDir = true
-			continue
-		case target == "" || target == "~":
-			target = home
-		case strings.HasPrefix(target, "~/"):
-			target = home + target[1:]
-		}
-		if target == "" {
-			pl.UnknownDir = true
-			continue
-		}
-		// A relative cd may follow an earlier one: resolve against each.
-		var next []string
-		if path.IsAbs(target) {
-			next = []string{path.Clean(target)}
-		} else {
-			for _, d := range pl.Dirs {
-				next = append(next, path.Join(d, target))
-			}
-		}
-		for _, n := range next {
-			if !seen[n] {
-				seen[n] = true
-				pl.Dirs = append(pl.Dirs, n)
-			}
-		}
-	}
-	return pl
 }
 
 // lazyGrants opens the database only when the policy asks about a grant.

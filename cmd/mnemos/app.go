@@ -162,7 +162,7 @@ func exitCodeOf(w io.Writer, err error) int {
 	}
 	var pe *policy.Error
 	if errors.As(err, &pe) {
-		printErr(w, pe.Error(), "fix the policy file, or check it with `mnemos policy check --dry-run -- true`")
+		printErr(w, pe.Error(), "fix the policy file; `mnemos policy lint` lists every problem in it")
 		return exitConfig
 	}
 	var se *gate.StateError
