@@ -95,3 +95,48 @@ func BenchmarkSpendTicket(b *testing.B) {
 		}
 	}
 }
+
+// One grant spent over and over: the conditional UPDATE ... RETURNING the
+// gate runs after a covering lookup.
+func BenchmarkSpendGrant(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "mnemos.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	g, err := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), GrantOptions{MaxUses: 1 << 40}, t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, ok, err := s.SpendGrant(ctx, g.ID, t0.Add(time.Second)); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// A bucket that never runs dry (the usual case: under the limit), and one
+// that always refuses (the refusal also reads the bucket back).
+func BenchmarkTakeToken(b *testing.B) {
+	for _, tc := range []struct {
+		name     string
+		capacity float64
+		want     bool
+	}{{"granted", 1e15, true}, {"refused", 1, false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := context.Background()
+			s, err := Open(ctx, filepath.Join(b.TempDir(), "mnemos.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			s.TakeToken(ctx, "cli:alice:network:http", tc.capacity, 0, t0)
+			for b.Loop() {
+				if ok, _, err := s.TakeToken(ctx, "cli:alice:network:http", tc.capacity, 0, t0); ok != tc.want || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,6 @@
 // Package approvals owns mnemos's state database and the approval card.
 //
-// One SQLite file holds three tables:
+// One SQLite file holds four tables:
 //
 //   - pending: requests parked for a person to approve or reject, each with
 //     an opaque token (128 random bits, lowercase base32), a TTL (600 s by
@@ -10,7 +10,15 @@
 //     UPDATE, so an approval lets one run through, once;
 //   - grants: standing territory concessions for (channel, sender,
 //     capability, target), consulted by the policy through
-//     [policy.GrantChecker].
+//     [policy.GrantChecker]. A grant may be limited to a number of uses
+//     (a rule's scope_template max_uses): [Store.CoveringGrant] only
+//     looks, and [Store.SpendGrant] counts a use and stamps last_used in
+//     one conditional UPDATE, so n concurrent processes cannot spend a
+//     grant more than its max_uses. [Store.PruneGrants] revokes grants
+//     unused for a given time, with reason stale;
+//   - rate_buckets: token buckets, one per key the caller chooses (for
+//     example channel, sender and capability), taken from by
+//     [Store.TakeToken] in one UPSERT, so the limit holds across processes.
 //
 // [Store.Resolve] performs the four checks of the approval registry in
 // order: unknown token, already resolved (no double spend), expired (the
@@ -21,7 +29,9 @@
 // Timestamps are stored as fixed-width ISO-8601 UTC text with nanosecond
 // precision, so text comparison is time comparison. The database is opened
 // with WAL, a 10 s busy timeout and immediate transactions, one connection
-// per [Store]; its directory is created 0700 and the file 0600.
+// per [Store]; its directory is created 0700 and the file 0600. The schema
+// version is kept in PRAGMA user_version: an older database is migrated in
+// place when opened, keeping its rows; a newer one is refused.
 //
 // [RenderCard] turns a request into the three-line card (or a shorter form
 // as the same request recurs), with a marker when approving concedes
@@ -29,7 +39,8 @@
 // line cannot forge lines of the card it is shown on.
 //
 // The package never decides whether a command is allowed, never runs
-// anything, and never writes the audit log: callers record approval.* and
-// grant.* events from what these methods return. No grant is ever recorded
+// anything, and never writes the audit log: callers record approval.*,
+// grant.* and rate.* events from what these methods return. A refused
+// token is a fact for the caller's policy to act on, not a decision. No grant is ever recorded
 // for a capability whose default approval is always (code:exec, mail:send).
 package approvals

@@ -1,9 +1,17 @@
 package approvals
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,5 +218,295 @@ func TestTooBroad(t *testing.T) {
 		if got := tooBroad(target); got != want {
 			t.Errorf("tooBroad(%q) = %v, want %v", target, got, want)
 		}
+	}
+}
+
+func records(t *testing.T, s *Store) map[int64]GrantRecord {
+	t.Helper()
+	rs, err := s.ListGrantRecords(context.Background(), GrantFilter{IncludeRevoked: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := make(map[int64]GrantRecord, len(rs))
+	for _, r := range rs {
+		m[r.ID] = r
+	}
+	return m
+}
+
+// A grant with max_uses n covers and spends n times, then covers nothing;
+// an unlimited grant behind it takes over.
+func TestGrantMaxUses(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, "")
+	limited, err := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), GrantOptions{MaxUses: 3}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		g, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", at)
+		if !ok || err != nil || g.ID != limited.ID {
+			t.Fatalf("use %d: CoveringGrant = %+v, %v, %v", i, g, ok, err)
+		}
+		r, ok, err := s.SpendGrant(ctx, g.ID, at)
+		if !ok || err != nil || r.Uses != i || r.MaxUses != 3 || r.LastUsed == nil || !r.LastUsed.Equal(at) || r.Exhausted() != (i == 3) {
+			t.Fatalf("use %d: SpendGrant = %+v, %v, %v", i, r, ok, err)
+		}
+	}
+	later := t0.Add(time.Hour)
+	if _, ok, err := s.SpendGrant(ctx, limited.ID, later); ok || err != nil {
+		t.Errorf("fourth spend: %v, %v", ok, err)
+	}
+	if g, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", later); ok || err != nil {
+		t.Errorf("an exhausted grant still covers: %+v, %v", g, err)
+	}
+	if gs, _ := s.ListGrants(ctx, GrantFilter{}, later); len(gs) != 0 {
+		t.Errorf("an exhausted grant is listed as active: %+v", gs)
+	}
+	if r := records(t, s)[limited.ID]; r.Uses != 3 || r.RevokedAt != nil || r.RevokeReason != "" {
+		t.Errorf("exhausted record %+v", r)
+	}
+	unlimited, _ := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), GrantOptions{}, later)
+	if g, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", later); !ok || g.ID != unlimited.ID {
+		t.Errorf("the unlimited grant does not take over: %+v, %v", g, ok)
+	}
+	for i := range 10 {
+		if r, ok, err := s.SpendGrant(ctx, unlimited.ID, later); !ok || err != nil || r.Uses != i+1 || r.MaxUses != 0 {
+			t.Fatalf("unlimited spend %d: %+v, %v, %v", i, r, ok, err)
+		}
+	}
+	if _, err := s.RecordGrant(ctx, key(policy.FSWrite, "/x/**"), GrantOptions{MaxUses: -1}, t0); err == nil {
+		t.Error("negative max uses recorded")
+	}
+}
+
+func TestSpendGrantRefusals(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, "")
+	exp := t0.Add(time.Hour)
+	rec := func(o GrantOptions) int64 {
+		g, err := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), o, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.ID
+	}
+	revoked := rec(GrantOptions{})
+	s.RevokeGrant(ctx, revoked, t0)
+	expiring := rec(GrantOptions{ExpiresAt: &exp})
+	once := rec(GrantOptions{MaxUses: 1})
+	if _, ok, _ := s.SpendGrant(ctx, once, t0); !ok {
+		t.Fatal("first spend of a one-use grant refused")
+	}
+	for _, tc := range []struct {
+		name string
+		id   int64
+		at   time.Time
+		want bool
+	}{
+		{"unknown id", 999, t0, false},
+		{"revoked", revoked, t0, false},
+		{"just before expiry", expiring, exp.Add(-time.Nanosecond), true},
+		{"at expiry", expiring, exp, false},
+		{"exhausted", once, t0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := records(t, s)[tc.id]
+			_, ok, err := s.SpendGrant(ctx, tc.id, tc.at)
+			if ok != tc.want || err != nil {
+				t.Errorf("SpendGrant = %v, %v; want %v", ok, err, tc.want)
+			}
+			if after := records(t, s)[tc.id]; !tc.want && after.Uses != before.Uses {
+				t.Errorf("a refused spend counted: %d -> %d", before.Uses, after.Uses)
+			}
+		})
+	}
+}
+
+// 16 goroutines on one handle, then 32 handles, race for a grant with
+// max_uses 5: exactly 5 spends succeed each time.
+func TestSecurityGrantMaxUsesUnderContention(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		shared  bool
+		workers int
+	}{{true, 16}, {false, 32}} {
+		t.Run(fmt.Sprintf("shared handle %v", tc.shared), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "mnemos.db")
+			s := openTest(t, path)
+			g, err := s.RecordGrant(ctx, key(policy.NetworkHTTP, "example.com"), GrantOptions{MaxUses: 5}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wins atomic.Int32
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for range tc.workers {
+				h := s
+				if !tc.shared {
+					h = openTest(t, path)
+				}
+				wg.Go(func() {
+					<-start
+					if _, ok, err := h.SpendGrant(ctx, g.ID, t0.Add(time.Second)); err != nil {
+						t.Error(err)
+					} else if ok {
+						wins.Add(1)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			if wins.Load() != 5 || records(t, s)[g.ID].Uses != 5 {
+				t.Errorf("%d spends succeeded, %d uses stored; want 5", wins.Load(), records(t, s)[g.ID].Uses)
+			}
+		})
+	}
+}
+
+// grantHelperEnv makes the test binary act as one more process that finds
+// a covering grant and spends it, as the gate does; see
+// TestSecurityGrantMaxUsesAcrossProcesses.
+const grantHelperEnv = "MNEMOS_APPROVALS_TEST_SPEND_GRANT"
+
+// Issue 4: 64 processes racing for a grant with max_uses 5 get exactly 5
+// successes. Every helper opens the database and says so, then waits for
+// its stdin to close; the test closes them all once every helper is ready.
+func TestSecurityGrantMaxUsesAcrossProcesses(t *testing.T) {
+	ctx := context.Background()
+	if path := os.Getenv(grantHelperEnv); path != "" {
+		s, err := Open(ctx, path)
+		if err != nil {
+			fmt.Println("error", err)
+			return
+		}
+		defer s.Close()
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin)
+		now := t0.Add(time.Second)
+		g, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.NetworkHTTP, "example.com", "", now)
+		if ok && err == nil {
+			_, ok, err = s.SpendGrant(ctx, g.ID, now)
+		}
+		fmt.Println("spent", ok, err)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	path := filepath.Join(t.TempDir(), "mnemos.db")
+	s := openTest(t, path)
+	g, err := s.RecordGrant(ctx, key(policy.NetworkHTTP, "example.com"), GrantOptions{MaxUses: 5}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const procs = 64
+	type helper struct {
+		cmd   *exec.Cmd
+		stdin io.WriteCloser
+		out   *bufio.Reader
+	}
+	hs := make([]helper, procs)
+	for i := range hs {
+		c := exec.Command(os.Args[0], "-test.run=^TestSecurityGrantMaxUsesAcrossProcesses$", "-test.count=1")
+		c.Env = append(os.Environ(), grantHelperEnv+"="+path)
+		in, err := c.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		hs[i] = helper{c, in, bufio.NewReader(out)}
+	}
+	for i, h := range hs {
+		if line, err := h.out.ReadString('\n'); line != "ready\n" {
+			t.Fatalf("helper %d: %q, %v", i, line, err)
+		}
+	}
+	for _, h := range hs {
+		h.stdin.Close()
+	}
+	wins := 0
+	for i, h := range hs {
+		out, _ := io.ReadAll(h.out)
+		if err := h.cmd.Wait(); err != nil {
+			t.Fatalf("helper %d: %v\n%s", i, err, out)
+		}
+		switch {
+		case bytes.Contains(out, []byte("spent true <nil>")):
+			wins++
+		case !bytes.Contains(out, []byte("spent false <nil>")):
+			t.Errorf("helper %d: %s", i, out)
+		}
+	}
+	if r := records(t, s)[g.ID]; wins != 5 || r.Uses != 5 {
+		t.Errorf("%d processes spent the grant, %d uses stored; want 5", wins, r.Uses)
+	}
+}
+
+func TestPruneGrants(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, "")
+	day := 24 * time.Hour
+	now := t0.Add(200 * day)
+	farExp := t0.Add(1000 * day)
+	soonExp := t0.Add(150 * day)
+	rec := func(target string, at time.Time, o GrantOptions) int64 {
+		g, err := s.RecordGrant(ctx, key(policy.FSRead, target), o, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.ID
+	}
+	neverUsedOld := rec("/a/**", t0, GrantOptions{})
+	neverUsedNew := rec("/b/**", now.Add(-10*day), GrantOptions{})
+	usedLongAgo := rec("/c/**", t0, GrantOptions{ExpiresAt: &farExp})
+	s.SpendGrant(ctx, usedLongAgo, t0.Add(50*day))
+	usedRecently := rec("/d/**", t0, GrantOptions{})
+	s.SpendGrant(ctx, usedRecently, now.Add(-89*day))
+	exactlyAtCutoff := rec("/e/**", now.Add(-90*day), GrantOptions{})
+	alreadyRevoked := rec("/f/**", t0, GrantOptions{})
+	s.RevokeGrant(ctx, alreadyRevoked, t0.Add(day))
+	expired := rec("/g/**", t0, GrantOptions{ExpiresAt: &soonExp})
+	exhausted := rec("/h/**", t0, GrantOptions{MaxUses: 1})
+	s.SpendGrant(ctx, exhausted, t0)
+
+	if _, err := s.PruneGrants(ctx, 0, now); err == nil {
+		t.Error("PruneGrants(0) succeeded")
+	}
+	pruned, err := s.PruneGrants(ctx, 90*day, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, g := range pruned {
+		got = append(got, g.ID)
+		if g.RevokedAt == nil || !g.RevokedAt.Equal(now) {
+			t.Errorf("pruned grant %d: revoked_at %v", g.ID, g.RevokedAt)
+		}
+	}
+	if want := []int64{neverUsedOld, usedLongAgo}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pruned %v, want %v", got, want)
+	}
+	rs := records(t, s)
+	for id, want := range map[int64]string{
+		neverUsedOld: RevokeReasonStale, usedLongAgo: RevokeReasonStale, alreadyRevoked: RevokeReasonRevoked,
+		neverUsedNew: "", usedRecently: "", exactlyAtCutoff: "", expired: "", exhausted: "",
+	} {
+		if rs[id].RevokeReason != want || (want == "") != (rs[id].RevokedAt == nil) {
+			t.Errorf("grant %d (%s): reason %q, revoked %v; want %q", id, rs[id].Target, rs[id].RevokeReason, rs[id].RevokedAt, want)
+		}
+	}
+	if again, err := s.PruneGrants(ctx, 90*day, now); len(again) != 0 || err != nil {
+		t.Errorf("second prune: %v, %v", again, err)
+	}
+	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSRead, "/a/x", "", now); ok {
+		t.Error("a pruned grant still covers")
 	}
 }

@@ -373,8 +373,9 @@ type ResolveOptions struct {
 	// (RecordGrant), since the target and expiry are the caller's to choose.
 	Territory string
 	// TicketTTL is how long the approval's ticket stays spendable: 0 means
-	// DefaultTicketTTL.
-	TicketTTL time.Duration // NoTicket approves without issuing a one-shot ticket: the caller
+	// DefaultTicketTTL. A policy rule's scope_template ttl ends up here.
+	TicketTTL time.Duration
+	// NoTicket approves without issuing a one-shot ticket: the caller
 	// records a standing concession (a grant or an allow rule) that already
 	// lets the rerun through, so no spare ticket is left behind to outlive
 	// a revoked grant.

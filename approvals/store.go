@@ -17,8 +17,12 @@ import (
 )
 
 // SchemaVersion is the schema this package writes, kept in PRAGMA
-// user_version. A database with a newer version is refused.
-const SchemaVersion = 1
+// user_version. A database with a newer version is refused; an older one is
+// migrated when opened (see migrate).
+//
+// Version 2 added grants.max_uses, grants.uses, grants.revoke_reason and
+// the rate_buckets table.
+const SchemaVersion = 2
 
 // dsnSettings are applied by the driver to every connection it opens.
 // busy_timeout comes first so the others wait for a lock instead of failing.
@@ -74,26 +78,51 @@ CREATE TABLE IF NOT EXISTS tickets (
 CREATE INDEX IF NOT EXISTS idx_tickets_request_key ON tickets(request_key, spent_at);
 
 CREATE TABLE IF NOT EXISTS grants (
-	id         INTEGER PRIMARY KEY AUTOINCREMENT,
-	channel    TEXT NOT NULL,
-	sender_id  TEXT NOT NULL,
-	capability TEXT NOT NULL,
-	target     TEXT NOT NULL,
-	granted_at TEXT NOT NULL,
-	expires_at TEXT,
-	granted_by TEXT,
-	revoked_at TEXT,
-	session    TEXT NOT NULL DEFAULT '',
-	approval   TEXT,
-	last_used  TEXT
+	id            INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel       TEXT NOT NULL,
+	sender_id     TEXT NOT NULL,
+	capability    TEXT NOT NULL,
+	target        TEXT NOT NULL,
+	granted_at    TEXT NOT NULL,
+	expires_at    TEXT,
+	granted_by    TEXT,
+	revoked_at    TEXT,
+	session       TEXT NOT NULL DEFAULT '',
+	approval      TEXT,
+	last_used     TEXT,
+	max_uses      INTEGER NOT NULL DEFAULT 0 CHECK (max_uses >= 0),
+	uses          INTEGER NOT NULL DEFAULT 0 CHECK (uses >= 0),
+	revoke_reason TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_grants_lookup ON grants(channel, sender_id, capability);
 CREATE INDEX IF NOT EXISTS idx_grants_active ON grants(revoked_at, expires_at);
+
+CREATE TABLE IF NOT EXISTS rate_buckets (
+	key        TEXT PRIMARY KEY,
+	tokens     REAL NOT NULL,
+	updated_at TEXT NOT NULL
+);
 `
 
-// Store is the state database: pending approvals, tickets and grants. It
-// holds one connection; it is safe for concurrent use, and several Stores
-// (in one process or many) may share a file.
+// addedColumn is a column a later version added to a table that version 1
+// already had, with the definition schema gives it.
+type addedColumn struct{ table, name, def string }
+
+// addedColumns lists them in the order they were added. A database created
+// at an older version gets them by ALTER TABLE; one created at this
+// version already has them.
+func addedColumns() []addedColumn {
+	return []addedColumn{
+		// version 2
+		{"grants", "max_uses", "INTEGER NOT NULL DEFAULT 0 CHECK (max_uses >= 0)"},
+		{"grants", "uses", "INTEGER NOT NULL DEFAULT 0 CHECK (uses >= 0)"},
+		{"grants", "revoke_reason", "TEXT"},
+	}
+}
+
+// Store is the state database: pending approvals, tickets, grants and rate
+// buckets. It holds one connection; it is safe for concurrent use, and
+// several Stores (in one process or many) may share a file.
 type Store struct {
 	db   *sql.DB
 	rand io.Reader
@@ -203,6 +232,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, schema); err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
+		if err := upgrade(ctx, tx); err != nil {
+			return fmt.Errorf("migrate schema from version %d: %w", v, err)
+		}
 		if v < SchemaVersion {
 			if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
 				return err
@@ -210,6 +242,30 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// upgrade brings tables an older version created up to this schema. Every
+// step checks before it changes anything, so it is safe on a database at
+// any earlier version (or at none); it runs inside migrate's immediate
+// transaction, so concurrent openers migrate once and rows are kept.
+func upgrade(ctx context.Context, tx *sql.Tx) error {
+	for _, c := range addedColumns() {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`,
+			c.table, c.name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.name+` `+c.def); err != nil {
+			return fmt.Errorf("add %s.%s: %w", c.table, c.name, err)
+		}
+	}
+	// Grants revoked before reasons were recorded were revoked by a person.
+	_, err := tx.ExecContext(ctx, `UPDATE grants SET revoke_reason = ?
+		WHERE revoked_at IS NOT NULL AND revoke_reason IS NULL`, RevokeReasonRevoked)
+	return err
 }
 
 // inTx runs fn in an immediate transaction (the DSN's _txlock), committing

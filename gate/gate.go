@@ -191,6 +191,11 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 			dec.Reason = "approved once: one-shot ticket of approval " + tok + " spent"
 		}
 	}
+	if mode.SpendTicket && !mode.DryRun && dec.Outcome == policy.Allow {
+		if err := g.spendGrants(ctx, &dec); err != nil {
+			return deny(dec, "state", err.Error()), err
+		}
+	}
 	if mode.DryRun {
 		return dec, nil
 	}
@@ -319,6 +324,40 @@ func (g *Gate) guardHit(guard vaglio.Guard, cmd shellparse.Command, pl policy.Pl
 		}
 	}
 	return vaglio.Hit{}, false
+}
+
+// spendGrants spends one use of every grant an allowed run relies on, each
+// by one conditional UPDATE: it keeps last_used exact and max_uses exact
+// under concurrency. A grant used up by someone else in the meantime turns
+// the decision back into ask.
+func (g *Gate) spendGrants(ctx context.Context, dec *Decision) error {
+	spent := map[int64]bool{}
+	for i := range dec.Commands {
+		c := &dec.Commands[i]
+		if c.Policy == nil {
+			continue
+		}
+		for _, a := range c.Policy.Accesses {
+			if a.Grant == nil || spent[a.Grant.ID] {
+				continue
+			}
+			st, err := g.Store(ctx)
+			if err != nil {
+				return err
+			}
+			_, ok, err := st.SpendGrant(ctx, a.Grant.ID, g.cfg.Now())
+			if err != nil {
+				return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+			}
+			spent[a.Grant.ID] = true
+			if !ok {
+				c.Outcome, c.DecidedBy = policy.Ask, "grant"
+				c.Reason = fmt.Sprintf("grant %d was used up or revoked meanwhile", a.Grant.ID)
+				dec.Outcome, dec.DecidedBy, dec.Reason = policy.Ask, "grant", c.Reason
+			}
+		}
+	}
+	return nil
 }
 
 // lazyGrants opens the database only when the policy asks about a grant.

@@ -468,3 +468,58 @@ func TestApprovalExpires(t *testing.T) {
 		t.Fatalf("approval.expired recorded %d times, want 2", f.audit.count("approval.expired"))
 	}
 }
+
+// TestGrantsSpendAndPrune: a grant's max_uses is spent run by run, and a
+// grant unused for the prune window is revoked as stale.
+func TestGrantsSpendAndPrune(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := context.Background()
+	st, err := f.g.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(f.ws, "n.txt")
+	g, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: target}, approvals.GrantOptions{MaxUses: 2}, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []policy.Outcome{policy.Allow, policy.Allow, policy.Ask} {
+		if d := f.decide(t, Mode{SpendTicket: true}, "touch", "n.txt"); d.Outcome != want {
+			t.Fatalf("run %d: %s (%s), want %s", i+1, d.Outcome, d.Reason, want)
+		}
+	}
+	// policy check does not spend uses.
+	g2, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: filepath.Join(f.ws, "m.txt")}, approvals.GrantOptions{MaxUses: 1}, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		f.decide(t, Mode{}, "touch", "m.txt")
+	}
+	if d := f.decide(t, Mode{SpendTicket: true}, "touch", "m.txt"); d.Outcome != policy.Allow {
+		t.Fatalf("the one use was spent by policy check: %s", d.Reason)
+	}
+	f.now = f.now.Add(91 * 24 * time.Hour)
+	gone, err := f.g.PruneGrants(ctx, 90*24*time.Hour, approvals.Identity{Channel: "cli", Sender: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// g and g2 are used up, so only active grants are pruned: none here.
+	if len(gone) != 0 {
+		t.Fatalf("pruned %v; used-up grants are not active", gone)
+	}
+	g3, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: filepath.Join(f.ws, "o.txt")}, approvals.GrantOptions{}, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(91 * 24 * time.Hour)
+	gone, err = f.g.PruneGrants(ctx, 90*24*time.Hour, approvals.Identity{Channel: "cli", Sender: "dev"})
+	if err != nil || len(gone) != 1 || gone[0].ID != g3.ID {
+		t.Fatalf("prune: %v %v, want grant %d", gone, err, g3.ID)
+	}
+	if d := f.decide(t, Mode{SpendTicket: true}, "touch", "o.txt"); d.Outcome != policy.Ask {
+		t.Fatalf("a stale grant still covers: %s", d.Reason)
+	}
+	_ = g
+	_ = g2
+}

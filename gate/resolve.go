@@ -81,7 +81,8 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 	}
 	// A concession lets the rerun through by itself: no spare ticket.
 	noTicket := len(plan.grants) > 0 || plan.prefix != nil
-	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory, NoTicket: noTicket})
+	scope := g.scopeOf(ctx, st, token)
+	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory, NoTicket: noTicket, TicketTTL: scope.TTL})
 	if err != nil {
 		if errors.Is(err, approvals.ErrExpired) {
 			_ = g.cfg.Audit.Append(ctx, "approval.expired", slog.String("id", token))
@@ -95,7 +96,13 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		return out, err
 	}
 	for _, k := range plan.grants {
-		gr, err := st.RecordGrant(ctx, k, approvals.GrantOptions{ExpiresAt: plan.expires, GrantedBy: by.Channel + ":" + by.Sender, Session: plan.session, Approval: p.Token}, now)
+		expires := plan.expires
+		if scope.TTL > 0 && (expires == nil || now.Add(scope.TTL).Before(*expires)) {
+			t := now.Add(scope.TTL)
+			expires = &t
+		}
+		gr, err := st.RecordGrant(ctx, k, approvals.GrantOptions{ExpiresAt: expires, GrantedBy: by.Channel + ":" + by.Sender,
+			Session: plan.session, Approval: p.Token, MaxUses: scope.MaxUses}, now)
 		if err != nil {
 			return out, err
 		}
@@ -103,7 +110,7 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		if err := g.cfg.Audit.Append(ctx, "grant.recorded",
 			slog.Int64("id", gr.ID), slog.String("capability", string(gr.Capability)), slog.String("target", gr.Target),
 			slog.String("channel", gr.Channel), slog.String("sender", gr.Sender), slog.String("approval", p.Token),
-			slog.String("session", gr.Session), slog.Any("expires_at", gr.ExpiresAt)); err != nil {
+			slog.String("session", gr.Session), slog.Any("expires_at", gr.ExpiresAt), slog.Int("max_uses", scope.MaxUses)); err != nil {
 			return out, err
 		}
 	}
@@ -261,4 +268,46 @@ func (g *Gate) RevokeGrant(ctx context.Context, id int64, by approvals.Identity)
 	return gr, true, g.cfg.Audit.Append(ctx, "grant.revoked",
 		slog.Int64("id", gr.ID), slog.String("capability", string(gr.Capability)), slog.String("target", gr.Target),
 		slog.String("by", by.Channel+":"+by.Sender))
+}
+
+// scopeOf returns the scope_template of the rule that asked about a
+// pending request (seed 004): it limits the ticket's and the grant's life
+// and the grant's uses. A request the table asked about has none.
+func (g *Gate) scopeOf(ctx context.Context, st *approvals.Store, token string) policy.ScopeTemplate {
+	p, err := st.Get(ctx, token)
+	if err != nil || p.Details.Rule == "" {
+		return policy.ScopeTemplate{}
+	}
+	for _, pol := range []*policy.Policy{g.cfg.Policy, g.cfg.Extra} {
+		if pol == nil {
+			continue
+		}
+		for _, r := range pol.Rules {
+			if r.Name == p.Details.Rule && r.Scope != nil {
+				return *r.Scope
+			}
+		}
+	}
+	return policy.ScopeTemplate{}
+}
+
+// PruneGrants revokes grants unused for the given duration with reason
+// stale, recording grant.revoked for each.
+func (g *Gate) PruneGrants(ctx context.Context, unusedFor time.Duration, by approvals.Identity) ([]policy.Grant, error) {
+	st, err := g.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gone, err := st.PruneGrants(ctx, unusedFor, g.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	for _, gr := range gone {
+		if err := g.cfg.Audit.Append(ctx, "grant.revoked",
+			slog.Int64("id", gr.ID), slog.String("capability", string(gr.Capability)), slog.String("target", gr.Target),
+			slog.String("revoke_reason", approvals.RevokeReasonStale), slog.String("by", by.Channel+":"+by.Sender)); err != nil {
+			return gone, err
+		}
+	}
+	return gone, nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/policy"
@@ -12,6 +14,45 @@ import (
 type GrantsCmd struct {
 	List   GrantsListCmd `cmd:"" help:"List active grants (all with --all)."`
 	Revoke RevokeCmd     `cmd:"" help:"Revoke a grant by id."`
+	Prune  PruneCmd      `cmd:"" help:"Revoke grants unused for a while (reason: stale)."`
+}
+
+// PruneCmd is mnemos grants prune.
+type PruneCmd struct {
+	UnusedFor string `required:"" help:"Revoke grants not used for this long: 90d, 36h, 45m."`
+}
+
+// Run revokes stale grants.
+func (c *PruneCmd) Run(a *app) error {
+	d, err := parseDays(c.UnusedFor)
+	if err != nil || d <= 0 {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("--unused-for %q is not a positive duration", c.UnusedFor), hint: "write it like 90d, 36h or 45m"}
+	}
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	gone, err := g.PruneGrants(a.ctx, d, a.identity())
+	if err != nil {
+		return err
+	}
+	for _, gr := range gone {
+		fmt.Fprintf(a.io.out, "revoked grant %d (stale): %s on %s for %s:%s\n", gr.ID, gr.Capability, gr.Target, gr.Channel, gr.Sender)
+	}
+	fmt.Fprintf(a.io.out, "%d stale grants revoked\n", len(gone))
+	return nil
+}
+
+// parseDays is time.ParseDuration that also accepts whole days ("90d").
+func parseDays(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 100*365 {
+			return 0, fmt.Errorf("bad number of days %q", n)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
 }
 
 // GrantsListCmd is mnemos grants list.
