@@ -326,3 +326,20 @@ func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	return strings.ReplaceAll(s, "\r", " ")
 }
+
+// gatedRequest turns the words after "--" into a request and the gate that
+// judges it; usage is the synopsis shown when no command is given.
+func (a *app) gatedRequest(words []string, reason, usage string) (*gate.Gate, gate.Request, error) {
+	if len(words) > 0 && words[0] == "--" {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return nil, gate.Request{}, &exitError{code: exitUsage, msg: "no command given", hint: usage}
+	}
+	g, err := a.gate()
+	if err != nil {
+		return nil, gate.Request{}, err
+	}
+	req, err := a.request(words, reason)
+	return g, req, err
+}

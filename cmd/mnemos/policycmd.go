@@ -30,18 +30,7 @@ type CheckCmd struct {
 
 // Run prints the decision and why.
 func (c *CheckCmd) Run(a *app) error {
-	argv := c.Command
-	if len(argv) > 0 && argv[0] == "--" {
-		argv = argv[1:]
-	}
-	if len(argv) == 0 {
-		return &exitError{code: exitUsage, msg: "no command given", hint: "mnemos policy check -- CMD [ARG...]"}
-	}
-	g, err := a.gate()
-	if err != nil {
-		return err
-	}
-	req, err := a.request(argv, c.Reason)
+	g, req, err := a.gatedRequest(c.Command, c.Reason, "mnemos policy check -- CMD [ARG...]")
 	if err != nil {
 		return err
 	}

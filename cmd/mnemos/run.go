@@ -20,18 +20,7 @@ type RunCmd struct {
 // Run is mnemos run. stdin, stdout and stderr belong to the command; mnemos
 // speaks on stderr only.
 func (c *RunCmd) Run(a *app) error {
-	argv := c.Command
-	if len(argv) > 0 && argv[0] == "--" {
-		argv = argv[1:]
-	}
-	if len(argv) == 0 {
-		return &exitError{code: exitUsage, msg: "no command given", hint: "mnemos run -- CMD [ARG...]"}
-	}
-	g, err := a.gate()
-	if err != nil {
-		return err
-	}
-	req, err := a.request(argv, c.Reason)
+	g, req, err := a.gatedRequest(c.Command, c.Reason, "mnemos run -- CMD [ARG...]")
 	if err != nil {
 		return err
 	}
