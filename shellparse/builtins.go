@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,21 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 		if len(inv.args) > 1 {
 			file = inv.args[1].val
 		}
+		if in := inv.stdin.get(); len(inv.args) > 1 && !inv.args[1].dyn && isStdinPath(file) && in != nil && in.kind != "file" {
+			// source /dev/stdin <<EOF: the here-document runs in this
+			// shell.
+			note := "sourced " + in.kind + " is parsed"
+			if in.body.dyn {
+				note = "sources a dynamic " + in.kind
+			}
+			w.emitInv(inv, in.body.dyn, note)
+			wr := Wrapper{Name: inv.args[0].val, Argv: fieldValues(inv.args[:2])}
+			w.walkScript(inv.st, inv, wr, in.kind, in.body, syntax.LangBash, true)
+			if in.body.dyn {
+				inv.st.makeOpaque()
+			}
+			return true
+		}
 		w.emitInv(inv, false, "file "+file+" is not followed")
 		inv.st.makeOpaque()
 	case "trap":
@@ -45,6 +61,60 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 					w.fail(&LimitError{What: "definitions", Max: maxTracked})
 				}
 			}
+		}
+	case "cd", "pushd":
+		// With CDPATH set by the script, "cd etc" may go to any of its
+		// directories: the target is only known at run time.
+		if inv.callSt.assignedHere("CDPATH") {
+			for k := 1; k < len(inv.args); k++ {
+				a := inv.args[k]
+				if a.dyn || strings.HasPrefix(a.val, "-") {
+					continue
+				}
+				if !strings.HasPrefix(a.val, "/") && a.val != "." && a.val != ".." &&
+					!strings.HasPrefix(a.val, "./") && !strings.HasPrefix(a.val, "../") {
+					src := "$CDPATH/" + a.val
+					inv.args = append(slices.Clip(inv.args[:k]), append([]field{{val: src, dyn: true, tmpl: w.marker(src)}}, inv.args[k+1:]...)...)
+				}
+				break
+			}
+		}
+		w.emitInv(inv, false)
+	case "hash":
+		// hash -p FILE NAME: the command NAME now runs FILE.
+		w.emitInv(inv, false)
+		args := inv.args[1:]
+		for k := 0; k < len(args); k++ {
+			a := args[k]
+			if a.dyn {
+				break
+			}
+			if !strings.HasPrefix(a.val, "-p") {
+				continue
+			}
+			file := strings.TrimPrefix(a.val, "-p")
+			if file == "" && k+1 < len(args) {
+				k++
+				file = args[k].val
+				if args[k].dyn {
+					file = ""
+				}
+			}
+			for _, n := range args[k+1:] {
+				if n.dyn || strings.HasPrefix(n.val, "-") {
+					continue
+				}
+				// A file only known at run time makes NAME a program only
+				// known at run time.
+				val := "$(command -v " + shQuote(n.val) + ")"
+				if file != "" {
+					val = shQuote(file)
+				}
+				if !inv.st.defineAlias(n.val, val) {
+					w.fail(&LimitError{What: "definitions", Max: maxTracked})
+				}
+			}
+			break
 		}
 	case "unalias":
 		w.emitInv(inv, false)
@@ -363,7 +433,8 @@ func (w *walker) setBuiltin(inv *invocation) {
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		if a.dyn {
-			st.posKnown, st.pos = false, nil
+			// It may be -a too.
+			st.posKnown, st.pos, st.allexport = false, nil, true
 			return
 		}
 		switch {
@@ -372,10 +443,16 @@ func (w *walker) setBuiltin(inv *invocation) {
 			return
 		case a.val == "-o" || a.val == "+o":
 			k++
+			if k < len(args) && args[k].val == "allexport" {
+				st.allexport = a.val == "-o" || args[k].dyn
+			}
 		case strings.HasPrefix(a.val, "-") || strings.HasPrefix(a.val, "+"):
 			if a.val == "-" {
 				st.pos, st.posKnown = append([]field(nil), args[k+1:]...), true
 				return
+			}
+			if strings.ContainsRune(a.val[1:], 'a') {
+				st.allexport = a.val[0] == '-'
 			}
 		default:
 			st.pos, st.posKnown = append([]field(nil), args[k:]...), true
@@ -509,6 +586,13 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 		st.setVar(it.name, v)
 	}
 	if strings.Contains(minus, "n") {
+		// A reference to an array element evaluates its subscript each
+		// time it is used: declare -n r='a[$(cmd)]' runs cmd.
+		for _, it := range items {
+			if it.val != nil && it.val.known && strings.ContainsAny(it.val.str, "$`") {
+				w.walkSubscript(st, it.val.str)
+			}
+		}
 		st.namerefs = true
 	}
 	if opaque {
@@ -574,4 +658,9 @@ func (w *walker) mayModify(st *state, node syntax.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// shQuote quotes s for the shell.
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

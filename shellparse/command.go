@@ -53,7 +53,8 @@ type Command struct {
 	// program as written (possibly a path such as /bin/rm).
 	Argv []Word `json:"argv"`
 	// Assigns are the NAME=value words before the command, statically
-	// evaluated where possible.
+	// evaluated where possible, then the variables the script exported to
+	// it (sorted by name; "NAME=" when the value is not known).
 	Assigns []string `json:"assigns,omitempty"`
 	// Redirects in source order.
 	Redirects []Redirect `json:"redirects,omitempty"`

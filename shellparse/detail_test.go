@@ -60,6 +60,19 @@ func TestSecurityNotesExplainWhatIsNotModelled(t *testing.T) {
 		{src: `trap "$x" EXIT`, note: "trap action comes from", dynamic: true},
 		{argv: []string{""}, note: "empty command name"},
 		{src: "env -S \"$x\" ls", note: "env option value comes from", dynamic: true},
+		{src: "sed 's/.*/rm -rf \\//e' f", note: "sed runs the result of a substitution as a command"},
+		{src: "sed -n 'e' f", note: "sed runs lines of its input as commands"},
+		{src: "sed -f x.sed f", note: "sed script from x.sed is not followed"},
+		{src: "sed \"s/a/$(cat p)/\" f", note: "sed script holds the output of a command"},
+		{src: "sed \"s/a/b/$F\" f", note: "sed script is not understood"},
+		{src: "sed 'k' f", note: "sed script is not understood"},
+		{src: "rg --pre ./conv x .", note: "rg --pre runs a program on each file"},
+		{src: "fd -x rm", note: "fd runs the command on each path found"},
+		{src: "less '+|sh' f", note: "less runs commands given with +"},
+		{src: "at now -f job.sh", note: "at runs commands from a file"},
+		{src: "ls | parallel rm", note: "parallel appends arguments read at run time", dynamic: true},
+		{src: "parallel echo ::: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17", note: "parallel runs more commands than are followed"},
+		{src: "x=$(cat f); echo ${x@P}", note: "prompt expansion ${x@P} runs the commands", dynamic: true},
 	}
 	for _, tc := range tests {
 		s := parseEither(t, tc.src, tc.argv)
@@ -261,6 +274,9 @@ func TestSecurityLimitsRefuseNeverTruncate(t *testing.T) {
 		{name: "wrapper depth", src: strings.Repeat("nice ", 80) + "rm", what: "depth"},
 		{name: "exponential functions", src: chain.String(), what: "expansion"},
 		{name: "exponential loops", src: nest("for i in 1 2 3 4; do ", "x=$((x+1)); y=$x", "; done", 20), what: "expansion"},
+		{name: "arithmetic depth", src: "echo $((" + nest("(", "1", ")", 70) + "))", what: "depth"},
+		{name: "arithmetic depth hiding a command", src: "echo $((" + nest("(", "$(rm -rf /)", ")", 10_000) + "))", what: "depth"},
+		{name: "arithmetic value depth", src: arithChain(20), what: "depth"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -282,14 +298,32 @@ func TestSecurityLimitsRefuseNeverTruncate(t *testing.T) {
 	}
 
 	// Within the limits, long flat inputs are fine.
+	if s, err := ParseScript("echo $(("+strings.Repeat("1+", 5000)+"1))", testEnv()); err != nil || len(s.Commands) != 1 {
+		t.Errorf("long sum: %v", err)
+	}
+	s, err := ParseScript("echo $(("+nest("(", "$(id)", ")", 30)+"))", testEnv())
+	if err != nil || len(s.Commands) != 2 || s.Commands[0].Name() != "id" {
+		t.Errorf("substitution under 30 parentheses: %v %v", s, err)
+	}
 	long := strings.Repeat("a && ", 5000) + "b"
-	s, err := ParseScript(long, testEnv())
+	s, err = ParseScript(long, testEnv())
 	if err != nil || len(s.Commands) != 5001 {
 		t.Errorf("long && chain: %v", err)
 	}
 	if _, err := ParseScriptLimits("ls", testEnv(), Limits{}); err != nil {
 		t.Errorf("zero limits mean defaults: %v", err)
 	}
+}
+
+// arithChain is a script whose arithmetic evaluates variable values n
+// levels deep: v0 holds "v1", v1 holds "v2", ..., the last a substitution.
+func arithChain(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString("v" + itoa(i) + "='v" + itoa(i+1) + "+a[$(id)]'; ")
+	}
+	b.WriteString("echo $((v0))")
+	return b.String()
 }
 
 func itoa(i int) string {

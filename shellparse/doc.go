@@ -28,14 +28,39 @@
 // Wrappers (sudo, doas, pkexec, env, nice, ionice, timeout, nohup, time,
 // command, builtin, exec, stdbuf, setsid, xargs, find -exec, a nested
 // `mnemos run`, chroot, flock, watch, nsenter, unshare, su, runuser, sg,
-// script -c, strace, taskset, busybox, and the shells) are peeled: Argv is
-// the program that really runs and Wrappers records each wrapper, outermost
-// first, with its own words. find itself and shells that read a script from
-// stdin or a file are also reported as commands.
+// script -c, strace, taskset, busybox, toybox, and the shells) are peeled:
+// Argv is the program that really runs and Wrappers records each wrapper,
+// outermost first, with its own words. find itself and shells that read a
+// script from stdin or a file are also reported as commands.
 //
-// Input beyond Limits is refused with a *LimitError, never truncated. Source
-// that does not parse, including a script nested in an argument, is a
-// *ParseError: the caller denies it.
+// Ordinary tools that run commands named in their options or scripts are
+// reported as themselves, and each command they carry is walked with the
+// tool as its wrapper: sed's e command (s///e, a bare e and sed -f are
+// noted, as they cannot be followed), tar --checkpoint-action=exec=,
+// --to-command, -I and the volume scripts, man -P/-H, less and more +!cmd,
+// bat/ack/ag --pager, rg --pre and --hostname-bin, sort
+// --compress-program, sdiff and diff3 --diff-program, fd -x/-X, git -c
+// with a command-valued key (core.pager, core.sshCommand, alias.x=!...,
+// ...), --upload-pack, rebase --exec, bisect run, submodule foreach and
+// filter-branch filters, awk's system() and pipes to or from a literal
+// command, GNU parallel's command with its ::: arguments, and the standard
+// input of at and batch.
+//
+// Beyond a command's own NAME=value words, Assigns holds the variables the
+// script exported to it (export, declare -x, set -a, and the assignments
+// given to a shell, env or sudo that started it): PAGER set by an earlier
+// export is part of what "git log" runs with. Other shell features that run
+// hidden code are followed too: ${x@P} prompt expansion, name references to
+// array elements, hash -p (the name then runs the given file), a shell or
+// source reading /dev/stdin. A cd while the script has set CDPATH goes to a
+// directory known only at run time. The output of $(echo WORDS) and of
+// $(cat <<EOF ... EOF) is known statically.
+//
+// Input beyond Limits is refused with a *LimitError, never truncated:
+// nesting in arithmetic counts towards MaxDepth like any other, so a
+// substitution deep inside parentheses is never skipped. Source that does
+// not parse, including a script nested in an argument, is a *ParseError:
+// the caller denies it.
 //
 // # What it never does
 //

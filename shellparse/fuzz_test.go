@@ -71,3 +71,25 @@ func FuzzParseArgv(f *testing.F) {
 		checkResult(t, s, err, parse)
 	})
 }
+
+// FuzzScanSed: reading any sed script ends, never panics, and gives the
+// same answer twice; every e command it reports is text of the script.
+func FuzzScanSed(f *testing.F) {
+	for _, s := range []string{"s/a/b/g", "1e rm -rf /", "s/x/y/e", ":a;N;$!ba;s/\\n/ /g", "/x/{s//y/;p}",
+		"a\\\ntext", "s/[/]/x/w out", "y/abc/xyz/", "0~3d", "\\,x,p", "s/a/b/;e", "{", "s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		var p1, p2 sedProgram
+		scanSed(script, &p1)
+		scanSed(script, &p2)
+		if !reflect.DeepEqual(p1, p2) {
+			t.Fatalf("not deterministic: %+v / %+v", p1, p2)
+		}
+		for _, c := range p1.commands {
+			if !strings.Contains(script, c) {
+				t.Fatalf("command %q is not in the script", c)
+			}
+		}
+	})
+}

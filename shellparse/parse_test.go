@@ -471,10 +471,10 @@ var parseCases = []parseCase{
 	}},
 	{name: "shell var exported", src: "export x=rm; bash -c '$x /'", want: []string{
 		"export x=rm",
-		"[bash -c] bash -c: rm /",
+		"[bash -c] bash -c: x=rm rm /",
 	}},
 	{name: "shell prefix assign", src: "x=rm bash -c '$x /'", want: []string{
-		"[bash -c] bash -c: rm /",
+		"[bash -c] bash -c: x=rm rm /",
 	}},
 	{name: "sudo", src: "sudo -u root -E rm -rf /", want: []string{
 		"sudo: rm -rf /",
@@ -857,15 +857,40 @@ var parseCases = []parseCase{
 	}},
 	{name: "cmd subst in assignment name position", src: "x=$(echo rm); $x", want: []string{
 		"[$(…)] echo rm",
-		"! `$x`",
+		"rm",
 	}},
+	{name: "echo output is static", src: "$(echo rm -rf) /", want: []string{
+		"[$(…)] echo rm -rf",
+		"rm -rf /",
+	}},
+	{name: "echo options are not followed", src: "$(echo -e 'r\\x6d') /", want: []string{
+		"[$(…)] echo -e r\\x6d",
+		"! `$(echo -e 'r\\x6d')` /",
+	}},
+	{name: "cat here-document output is static", src: "sh -c \"$(cat <<'EOF'\nrm -rf /\nEOF\n)\"", want: []string{
+		"[$(…)] cat <<rm -rf /\n",
+		"[sh -c] sh -c: rm -rf /",
+	}},
+	{name: "shell reads /dev/stdin", src: "bash /dev/stdin <<< 'rm -rf /'", want: []string{
+		"bash /dev/stdin <<<rm -rf /",
+		"[here-string] bash: rm -rf / <<<rm -rf /",
+	}},
+	{name: "source of /dev/stdin", src: ". /dev/stdin <<EOF\nx=rm\nEOF\n$x -rf /", want: []string{
+		". /dev/stdin <<x=rm\n",
+		"rm -rf /",
+	}},
+	{name: "echo redefined", src: "echo(){ printf x; }; $(echo rm) /", want: []string{
+		"[$(…) > function echo] printf x",
+		"! `$(echo rm)` /",
+	}},
+
 	{name: "dynamic then known", src: "$a; x=rm; $x", want: []string{
 		"! `$a`",
 		"! `$x`",
 	}},
 	{name: "export then child", src: "export CMD=rm; sh -c '$CMD -rf /'", want: []string{
 		"export CMD=rm",
-		"[sh -c] sh -c: rm -rf /",
+		"[sh -c] sh -c: CMD=rm rm -rf /",
 	}},
 	{name: "path program", src: "/bin/rm -rf /", want: []string{
 		"/bin/rm -rf /",
@@ -947,7 +972,7 @@ var parseCases = []parseCase{
 	}},
 	{name: "export no value", src: "x=rm; export x; bash -c '$x'", want: []string{
 		"export x",
-		"[bash -c] bash -c: rm",
+		"[bash -c] bash -c: x=rm rm",
 	}},
 	{name: "test builtin", src: "[ -f x ] && rm x", want: []string{
 		"[&&] [ -f x ]",
@@ -1076,6 +1101,142 @@ var parseCases = []parseCase{
 	{name: "heredoc read", src: "read x <<EOF\nrm\nEOF\n$x -rf /", want: []string{
 		"read x <<rm\n",
 		"rm -rf /",
+	}},
+	{name: "ifs is set at start", src: "rm${IFS}-rf${IFS}/", want: []string{
+		"rm -rf /",
+	}},
+	{name: "exported env reaches programs", src: "export PAGER='rm -rf /'; git log", want: []string{
+		"export PAGER=rm -rf /",
+		"PAGER=rm -rf / git log",
+	}},
+	{name: "shell prefix env reaches its commands", src: "BASH_ENV=/tmp/x bash -c 'ls; pwd'", want: []string{
+		"[bash -c] bash -c: BASH_ENV=/tmp/x ls",
+		"[bash -c] bash -c: BASH_ENV=/tmp/x pwd",
+	}},
+	{name: "set -a exports", src: "set -a; PAGER=less; set +a; X=1; git log", want: []string{
+		"set -a",
+		"PAGER=less set +a",
+		"PAGER=less git log",
+	}},
+	{name: "unexported assignment stays", src: "x=1; ls", want: []string{
+		"ls",
+	}},
+	{name: "sed e command", src: "sed -n '1e rm -rf /' f", want: []string{
+		"sed -n 1e rm -rf / f",
+		"[sed e > sh -c] sed e+sh -c: rm -rf /",
+	}},
+	{name: "sed e among scripts", src: "sed -e 's/a/b/;/x/d' -e '$!N' --expression='e cat /etc/shadow' f", want: []string{
+		"sed -e s/a/b/;/x/d -e $!N --expression=e cat /etc/shadow f",
+		"[sed e > sh -c] sed e+sh -c: cat /etc/shadow",
+	}},
+	{name: "sed sandbox", src: "sed --sandbox 'e rm -rf /' f", want: []string{
+		"sed --sandbox e rm -rf / f",
+	}},
+	{name: "tar checkpoint action", src: "tar -cf x.tar . --checkpoint=1 --checkpoint-action=exec='rm -rf /'", want: []string{
+		"tar -cf x.tar . --checkpoint=1 --checkpoint-action=exec=rm -rf /",
+		"[tar --checkpoint-action > sh -c] tar --checkpoint-action+sh -c: rm -rf /",
+	}},
+	{name: "tar to-command", src: "tar xf a.tar --to-command 'cat /etc/shadow'", want: []string{
+		"tar xf a.tar --to-command cat /etc/shadow",
+		"[tar --to-command > sh -c] tar --to-command+sh -c: cat /etc/shadow",
+	}},
+	{name: "tar compress program", src: "tar -I 'rm -rf ~' -xf a.tar", want: []string{
+		"tar -I rm -rf ~ -xf a.tar",
+		"[tar --use-compress-program > sh -c] tar --use-compress-program+sh -c: rm -rf /home/u",
+	}},
+	{name: "man pager", src: "man -P 'rm -rf /' ls", want: []string{
+		"man -P rm -rf / ls",
+		"[man --pager > sh -c] man --pager+sh -c: rm -rf /",
+	}},
+	{name: "less shell command", src: "less '+!rm -rf /' f", want: []string{
+		"less +!rm -rf / f",
+		"[less +! > sh -c] less +!+sh -c: rm -rf /",
+	}},
+	{name: "bat pager", src: "bat --pager='rm -rf /' f", want: []string{
+		"bat --pager=rm -rf / f",
+		"[bat --pager > sh -c] bat --pager+sh -c: rm -rf /",
+	}},
+	{name: "rg preprocessor", src: "rg --pre rm x .", want: []string{
+		"rg --pre rm x .",
+		"[rg --pre] rg --pre: rm `<file>`",
+	}},
+	{name: "git -c pager", src: "git -c core.pager='rm -rf /' log", want: []string{
+		"git -c core.pager=rm -rf / log",
+		"[git -c core.pager > sh -c] git -c core.pager+sh -c: rm -rf /",
+	}},
+	{name: "git alias with bang", src: "git -c alias.x='!rm -rf ~' x", want: []string{
+		"git -c alias.x=!rm -rf ~ x",
+		"[git -c alias.x > sh -c] git -c alias.x+sh -c: rm -rf /home/u",
+	}},
+	{name: "git rebase exec", src: "git rebase -x 'rm -rf /' HEAD~1", want: []string{
+		"git rebase -x rm -rf / HEAD~1",
+		"[git rebase --exec > sh -c] git rebase --exec+sh -c: rm -rf /",
+	}},
+	{name: "git bisect run", src: "git bisect run rm -rf /", want: []string{
+		"git bisect run rm -rf /",
+		"[git bisect run] git bisect run: rm -rf /",
+	}},
+	{name: "git plain config", src: "git -c user.name=x log", want: []string{
+		"git -c user.name=x log",
+	}},
+	{name: "awk system", src: `awk 'BEGIN { system("rm -rf /") }'`, want: []string{
+		`awk BEGIN { system("rm -rf /") }`,
+		"[awk system > sh -c] awk system+sh -c: rm -rf /",
+	}},
+	{name: "awk print to shell", src: `awk 'BEGIN { print "rm -rf /" | "sh" }'`, want: []string{
+		`awk BEGIN { print "rm -rf /" | "sh" }`,
+		"[awk system > sh -c] awk system+sh -c: sh",
+		"[awk system > sh -c] awk system+sh -c: rm -rf /",
+	}},
+	{name: "at here-string", src: "at now <<< 'rm -rf /'", want: []string{
+		"at now <<<rm -rf /",
+		"[here-string] at: rm -rf / <<<rm -rf /",
+	}},
+	{name: "parallel arguments", src: "parallel rm -rf ::: / ~", want: []string{
+		"parallel rm -rf ::: / /home/u",
+		"[parallel > sh -c] parallel+sh -c: rm -rf /",
+		"[parallel > sh -c] parallel+sh -c: rm -rf /home/u",
+	}},
+	{name: "fd exec", src: "fd . -x sh -c 'rm -rf /'", want: []string{
+		"fd . -x sh -c rm -rf /",
+		"[fd -x > sh -c] fd -x+sh -c: rm -rf /",
+	}},
+	{name: "toybox applet", src: "toybox rm -rf /", want: []string{
+		"toybox: rm -rf /",
+	}},
+	{name: "script flag cluster", src: "script -qc 'rm -rf /' /dev/null", want: []string{
+		"[sh -c] script+sh -c: rm -rf /",
+	}},
+	{name: "hash -p", src: "hash -p /bin/rm ls; ls -rf /", want: []string{
+		"hash -p /bin/rm ls",
+		"[alias ls] /bin/rm -rf /",
+	}},
+	{name: "hash -p computed", src: "hash -p \"$P\" ls; ls /", want: []string{
+		"hash -p `\"$P\"` ls",
+		"[alias ls > $(…)] command -v ls",
+		"[alias ls] ! `$(command -v 'ls')` /",
+	}},
+	{name: "prompt expansion", src: "x='$(rm -rf /)'; echo \"${x@P}\"", want: []string{
+		"[${…@P} > $(…)] rm -rf /",
+		"echo `\"${x@P}\"`",
+	}},
+	{name: "nameref subscript", src: "declare -n r='a[$(rm -rf /)]'", want: []string{
+		"declare -n r=a[$(rm -rf /)]",
+		"[arithmetic > $(…)] rm -rf /",
+	}},
+	{name: "cdpath makes cd dynamic", src: "CDPATH=/; cd etc && cat shadow", want: []string{
+		"[&&] cd `$CDPATH/etc`",
+		"[&&] cat shadow",
+	}},
+	{name: "env dynamic assignment", src: "env PATH=$PATH rm -rf /", want: []string{
+		"env: PATH=$PATH rm -rf /",
+	}},
+	{name: "env assignment reaches a shell", src: "env BASH_ENV=x bash -c ls", want: []string{
+		"[bash -c] env+bash -c: BASH_ENV=x ls",
+	}},
+	{name: "deep arithmetic", src: "echo $(( ((((((((((((((((((((( $(rm -rf /) ))))))))))))))))))))) ))", want: []string{
+		"[$(…)] rm -rf /",
+		"echo `$((((((((((((((((((((((($(rm -rf /))))))))))))))))))))))))`",
 	}},
 }
 

@@ -298,7 +298,7 @@ func (w *walker) run(inv *invocation) {
 func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 	c := Command{
 		Argv:      fieldWords(inv.args),
-		Assigns:   inv.assigns,
+		Assigns:   withExported(inv.assigns, inv.callSt),
 		Redirects: inv.redirs,
 		Wrappers:  slices.Clone(inv.wraps),
 		Dynamic:   dynamic,
@@ -307,6 +307,34 @@ func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 		c.Notes = append(slices.Clone(inv.notes), notes...)
 	}
 	w.emit(c)
+}
+
+// withExported adds to a command's own NAME=value words the variables the
+// script exported to it (export PAGER=..., BASH_ENV=... bash -c ...): they
+// are part of what the program runs with.
+func withExported(own []string, st *state) []string {
+	if st == nil {
+		return own
+	}
+	env := st.exportedEnv()
+	if len(env) == 0 {
+		return own
+	}
+	out := slices.Clip(own)
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		dup := false
+		for _, a := range own {
+			if n, _, _ := strings.Cut(a, "="); strings.TrimSuffix(n, "+") == name {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // runDynamic handles a command whose name is only known at run time.
@@ -381,6 +409,39 @@ func (w *walker) step(inv *invocation) bool {
 	case "find":
 		w.runFind(inv)
 		return false
+	case "sed", "gsed":
+		w.runSed(inv)
+		return false
+	case "tar", "gtar", "bsdtar":
+		w.runTar(inv)
+		return false
+	case "man", "less", "more", "zless", "ack", "ag", "bat", "batcat":
+		w.runPagerTool(inv, name)
+		return false
+	case "fd", "fdfind":
+		w.runFd(inv)
+		return false
+	case "rg":
+		w.runProgramOption(inv, "--pre", "--hostname-bin")
+		return false
+	case "sdiff", "diff3":
+		w.runProgramOption(inv, "--diff-program")
+		return false
+	case "sort":
+		w.runProgramOption(inv, "--compress-program")
+		return false
+	case "git":
+		w.runGit(inv)
+		return false
+	case "awk", "gawk", "mawk", "nawk":
+		w.runAwk(inv)
+		return false
+	case "at", "batch":
+		w.runAt(inv)
+		return false
+	case "parallel":
+		w.runParallel(inv)
+		return false
 	case "mnemos":
 		return w.peelMnemos(inv)
 	case "flock":
@@ -395,7 +456,7 @@ func (w *walker) step(inv *invocation) bool {
 		return w.peelSg(inv)
 	case "script":
 		return w.peelScript(inv)
-	case "busybox":
+	case "busybox", "toybox":
 		if len(inv.args) >= 2 && !inv.args[1].dyn && !strings.HasPrefix(inv.args[1].val, "-") {
 			inv.peel(name, 1)
 			return true
@@ -537,6 +598,16 @@ func (w *walker) walkStmts(st *state, inv *invocation, wr Wrapper, ctx string, s
 	w.wraps, w.redirs = savedW, savedR
 }
 
+// isStdinPath reports the file names that are the process's standard
+// input.
+func isStdinPath(p string) bool {
+	switch p {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
+}
+
 // runShell handles sh, bash and the other shells.
 func (w *walker) runShell(inv *invocation, name string) {
 	args := inv.args
@@ -601,6 +672,10 @@ scan:
 		}
 		w.shellScript(inv, wr, name+" -c", operands[0], arg0, arg0Set, params, lang, strict)
 		return
+	}
+	if !stdinMode && len(operands) > 0 && !operands[0].dyn && isStdinPath(operands[0].val) {
+		// bash /dev/stdin: the script is standard input.
+		stdinMode, operands = true, operands[1:]
 	}
 	if !stdinMode && len(operands) > 0 {
 		w.emitInv(inv, false, "shell runs commands from file "+operands[0].val+", which is not followed")

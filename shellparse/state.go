@@ -71,6 +71,8 @@ type state struct {
 	// namerefs is set once a name reference exists: an assignment to one
 	// variable may change another, so no variable is known any more.
 	namerefs bool
+	// allexport is set -a: every assignment is exported.
+	allexport bool
 	// parent is the state of the shell that started this one.
 	parent *state
 	// Positional parameters $1..., known when posKnown; $0 when arg0Known.
@@ -118,6 +120,64 @@ func (st *state) inherited(name string) (value, bool) {
 		return st.parent.inherited(name)
 	}
 	return value{}, false
+}
+
+// exportedEnv returns, as NAME=value words sorted by name, the variables
+// the script exported (or a parent shell exported to this one): the
+// environment every program started from this state receives on top of
+// the user's. A value not known statically is written "NAME=". Arrays are
+// never exported.
+func (st *state) exportedEnv() []string {
+	any := false
+	for s := st; s != nil && !any; s = s.parent {
+		for _, v := range s.vars {
+			if v.exported {
+				any = true
+				break
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	var out []string
+	var seen map[string]bool
+	for s := st; s != nil; s = s.parent {
+		for k, v := range s.vars {
+			if seen[k] {
+				continue
+			}
+			if seen == nil {
+				seen = make(map[string]bool)
+			}
+			seen[k] = true
+			if !v.exported || v.isArr || (v.known && !v.set) {
+				continue
+			}
+			if v.known && !s.namerefs {
+				out = append(out, k+"="+v.str)
+			} else {
+				out = append(out, k+"=")
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// assignedHere reports whether the script (or a shell that started this
+// one) assigned the variable, as opposed to it coming from the
+// environment mnemos was given.
+func (st *state) assignedHere(name string) bool {
+	for s := st; s != nil; s = s.parent {
+		if _, ok := s.vars[name]; ok {
+			return true
+		}
+		if s.opaque || s.namerefs {
+			return true
+		}
+	}
+	return false
 }
 
 // maxTracked bounds the variables, functions and aliases a state tracks,
@@ -204,8 +264,9 @@ func (st *state) lookup(name string) value {
 		}
 		return value{}
 	case "IFS":
-		// Shells do not take IFS from the environment.
-		return value{known: true}
+		// Shells do not take IFS from the environment: they start with
+		// space, tab and newline ("rm${IFS}-rf${IFS}/" is rm -rf /).
+		return value{known: true, set: true, str: " \t\n"}
 	}
 	if s, ok := st.env.Vars[name]; ok {
 		return value{known: true, set: true, str: s, exported: true}
@@ -229,7 +290,7 @@ func dynamicSpecial(name string) bool {
 // assign records NAME=v, honouring attributes that transform values.
 func (st *state) assign(name string, v value) {
 	old := st.lookup(name)
-	v.exported = v.exported || old.exported
+	v.exported = v.exported || old.exported || st.allexport
 	if old.attr || dynamicSpecial(name) {
 		v = value{exported: v.exported, attr: old.attr}
 	}
@@ -275,7 +336,7 @@ func (st *state) makeOpaque() {
 }
 
 func (st *state) equal(o *state) bool {
-	if st.opaque != o.opaque || st.namerefs != o.namerefs || st.posKnown != o.posKnown ||
+	if st.opaque != o.opaque || st.namerefs != o.namerefs || st.allexport != o.allexport || st.posKnown != o.posKnown ||
 		st.arg0Known != o.arg0Known || st.parent != o.parent {
 		return false
 	}
@@ -320,6 +381,7 @@ func merge(outs ...*state) *state {
 	for _, o := range outs {
 		res.opaque = res.opaque || o.opaque
 		res.namerefs = res.namerefs || o.namerefs
+		res.allexport = res.allexport || o.allexport
 	}
 	res.parent = first.parent
 	sameVars := func(o *state) bool { return sameMap(o.vars, first.vars) && o.opaque == first.opaque }

@@ -480,15 +480,56 @@ func (w *walker) walkParam(st *state, pe *syntax.ParamExp) {
 	}
 	if pe.Exp != nil {
 		w.walkWord(st, pe.Exp.Word)
+		if pe.Exp.Op == syntax.OtherParamOps && pe.Exp.Word != nil && pe.Exp.Word.Lit() == "P" && pe.Param != nil {
+			w.walkPrompt(st, pe)
+		}
+	}
+}
+
+// walkPrompt walks ${x@P}: the value is expanded as a prompt string, and
+// the command substitutions in it run.
+func (w *walker) walkPrompt(st *state, pe *syntax.ParamExp) {
+	v := w.lookupParam(st, pe.Param.Value)
+	if !v.known {
+		src := w.source(pe)
+		w.emit(Command{Argv: []Word{{Value: src, Dynamic: true}}, Dynamic: true,
+			Notes: []string{"prompt expansion " + src + " runs the commands its value holds, which is not known"}})
+		return
+	}
+	vals := []string{v.str}
+	if v.isArr {
+		vals = v.arr
+	}
+	for _, s := range vals {
+		if !strings.ContainsAny(s, "$`") {
+			continue
+		}
+		doc, err := syntax.NewParser().Document(strings.NewReader(s))
+		if err != nil {
+			w.emit(Command{Argv: []Word{{Value: s, Dynamic: true}}, Dynamic: true,
+				Notes: []string{"prompt string does not parse: " + err.Error()}})
+			continue
+		}
+		n := w.pushCtx("${…@P}")
+		w.enter()
+		w.walkWord(st, doc)
+		w.leave()
+		w.popCtx(n)
 	}
 }
 
 // walkArith walks an arithmetic expression: substitutions in it, values
 // of variables that the shell would evaluate as expressions (where array
-// subscripts may hold substitutions), and assignments.
+// subscripts may hold substitutions), and assignments. depth counts the
+// values evaluated in turn; nesting in the expression counts towards
+// Limits.MaxDepth. Beyond either the input is refused, never skipped: a
+// substitution deep inside parentheses still runs.
 func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
-	if x == nil || depth > maxArithDepth {
+	if x == nil {
 		return
+	}
+	if depth > maxArithDepth {
+		w.fail(&LimitError{What: "depth", Max: maxArithDepth})
 	}
 	switch x := x.(type) {
 	case *syntax.Word:
@@ -505,27 +546,51 @@ func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
 			}
 		}
 	case *syntax.BinaryArithm:
-		w.walkArith(st, x.X, depth+1)
-		w.walkArith(st, x.Y, depth+1)
-		if isArithAssign(x.Op) {
-			w.forgetArithTarget(st, x.X)
+		// 1+2+3+... nests to the left: walk that spine in a loop, so that
+		// only real nesting counts as depth.
+		spine := []*syntax.BinaryArithm{x}
+		for {
+			l, ok := spine[len(spine)-1].X.(*syntax.BinaryArithm)
+			if !ok || isArithAssign(l.Op) {
+				break
+			}
+			spine = append(spine, l)
 		}
+		w.enter()
+		w.walkArith(st, spine[len(spine)-1].X, depth)
+		for i := len(spine) - 1; i >= 0; i-- {
+			b := spine[i]
+			w.walkArith(st, b.Y, depth)
+			if isArithAssign(b.Op) {
+				w.forgetArithTarget(st, b.X)
+			}
+		}
+		w.leave()
 	case *syntax.UnaryArithm:
-		w.walkArith(st, x.X, depth+1)
+		w.enter()
+		w.walkArith(st, x.X, depth)
+		w.leave()
 		if x.Op == syntax.Inc || x.Op == syntax.Dec {
 			w.forgetArithTarget(st, x.X)
 		}
 	case *syntax.ParenArithm:
-		w.walkArith(st, x.X, depth+1)
+		w.enter()
+		w.walkArith(st, x.X, depth)
+		w.leave()
 	case *syntax.FlagsArithm:
-		w.walkArith(st, x.X, depth+1)
+		w.enter()
+		w.walkArith(st, x.X, depth)
+		w.leave()
 	}
 }
 
 // walkArithString walks text the shell evaluates as arithmetic.
 func (w *walker) walkArithString(st *state, s string, depth int) {
-	if !strings.ContainsAny(s, "$`") || depth > maxArithDepth {
+	if !strings.ContainsAny(s, "$`") {
 		return
+	}
+	if depth > maxArithDepth {
+		w.fail(&LimitError{What: "depth", Max: maxArithDepth})
 	}
 	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
 	if err != nil || x == nil {

@@ -543,11 +543,75 @@ func (w *walker) segs(st *state, parts []syntax.WordPart, q quoteLevel, assign b
 				continue
 			}
 			out = append(out, seg{s: strconv.FormatInt(n, 10), quoted: q != quoteNone, split: q == quoteNone})
-		default: // command and process substitutions, extended globs
+		case *syntax.CmdSubst:
+			if v, ok := w.staticSubst(st, p); ok {
+				out = append(out, seg{s: v, quoted: q != quoteNone, split: q == quoteNone})
+				continue
+			}
+			out = append(out, seg{dyn: true, src: w.source(part)})
+		default: // process substitutions, extended globs
 			out = append(out, seg{dyn: true, src: w.source(part)})
 		}
 	}
 	return out
+}
+
+// staticSubst returns the output of a command substitution that only
+// prints static text: $(echo WORDS) and $(cat <<EOF ... EOF) (or a
+// here-string), when echo and cat are not functions or aliases of the
+// script. Its trailing newlines are removed, as the shell does.
+func (w *walker) staticSubst(st *state, cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 {
+		return "", false
+	}
+	stmt := cs.Stmts[0]
+	call, ok := stmt.Cmd.(*syntax.CallExpr)
+	if !ok || stmt.Negated || stmt.Background || stmt.Coprocess || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return "", false
+	}
+	name, ok := simpleLit(call.Args[0])
+	if !ok || (name != "echo" && name != "cat") {
+		return "", false
+	}
+	if _, ok := st.funcs[name]; ok || st.opaque {
+		return "", false // a sourced file may have defined it
+	}
+	if _, ok := st.aliases[name]; ok {
+		return "", false
+	}
+	w.enter()
+	defer w.leave()
+	switch name {
+	case "echo":
+		if len(stmt.Redirs) > 0 {
+			return "", false
+		}
+		args := w.fields(st, call.Args[1:])
+		vals := make([]string, len(args))
+		for i, a := range args {
+			// Options and escapes depend on the shell's echo: leave them.
+			if a.dyn || i == 0 && strings.HasPrefix(a.val, "-") || strings.Contains(a.val, "\\") {
+				return "", false
+			}
+			vals[i] = a.val
+		}
+		return strings.TrimRight(strings.Join(vals, " "), "\n"), true
+	case "cat":
+		if len(call.Args) != 1 || len(stmt.Redirs) != 1 {
+			return "", false
+		}
+		switch stmt.Redirs[0].Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		default:
+			return "", false
+		}
+		_, in := w.evalRedirects(st, stmt.Redirs)
+		if in == nil || in.body.dyn {
+			return "", false
+		}
+		return strings.TrimRight(in.body.val, "\n"), true
+	}
+	return "", false
 }
 
 // litSegs handles a literal part: tilde expansion and backslash escapes.

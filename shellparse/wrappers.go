@@ -99,6 +99,21 @@ func isAssignWord(s string) bool {
 	return ok && validName(name)
 }
 
+// setEnv records NAME=value given to env or sudo: the wrapped program, and
+// everything it starts, runs with it.
+func (inv *invocation) setEnv(f field) {
+	inv.assigns = append(inv.assigns, f.val)
+	name, val, _ := strings.Cut(f.val, "=")
+	if inv.callSt == inv.st {
+		inv.callSt = inv.st.clone()
+	}
+	v := value{exported: true}
+	if !f.dyn {
+		v = value{known: true, set: true, str: val, exported: true}
+	}
+	inv.callSt.assign(name, v)
+}
+
 // peelSimple peels a wrapper made of options and a fixed number of
 // operands before the command.
 func (w *walker) peelSimple(inv *invocation, name string, spec optSpec, operands int) bool {
@@ -170,8 +185,8 @@ func (w *walker) peelSudo(inv *invocation) bool {
 		w.emitInv(inv, false)
 		return false
 	}
-	for i < len(inv.args) && !inv.args[i].dyn && isAssignWord(inv.args[i].val) {
-		inv.assigns = append(inv.assigns, inv.args[i].val)
+	for i < len(inv.args) && isAssignWord(inv.args[i].val) {
+		inv.setEnv(inv.args[i])
 		i++
 	}
 	if i >= len(inv.args) {
@@ -226,6 +241,13 @@ func (w *walker) peelEnv(inv *invocation) bool {
 	for i < len(args) {
 		a := args[i]
 		if a.dyn {
+			// NAME=$VALUE is still an assignment: its name is static.
+			if isAssignWord(a.val) {
+				inv.setEnv(a)
+				opts = false
+				i++
+				continue
+			}
 			break
 		}
 		s := a.val
@@ -301,7 +323,7 @@ func (w *walker) peelEnv(inv *invocation) bool {
 			}
 		}
 		if isAssignWord(s) {
-			inv.assigns = append(inv.assigns, s)
+			inv.setEnv(a)
 			opts = false
 			i++
 			continue
@@ -831,8 +853,18 @@ func (w *walker) peelScript(inv *invocation) bool {
 			cmd = args[i+1]
 		case strings.HasPrefix(a.val, "--command="):
 			cmd = lit(strings.TrimPrefix(a.val, "--command="))
-		case strings.HasPrefix(a.val, "-c") && len(a.val) > 2:
-			cmd = lit(a.val[2:])
+		case len(a.val) > 2 && a.val[0] == '-' && a.val[1] != '-' && strings.IndexByte(a.val, 'c') > 0:
+			// A cluster ending in c takes the next word (-qc CMD); one
+			// with letters after the c has the command glued on (-cCMD).
+			k := strings.IndexByte(a.val, 'c')
+			switch {
+			case k+1 < len(a.val):
+				cmd = lit(a.val[k+1:])
+			case i+1 < len(args):
+				cmd = args[i+1]
+			default:
+				continue
+			}
 		default:
 			continue
 		}

@@ -43,7 +43,8 @@ func isNameLookup(name string) bool {
 // --files0-from=F reads F).
 func isMetadata(name string) bool {
 	switch name {
-	case "ls", "dir", "vdir", "stat", "test", "[", "[[", "cd", "pushd", "realpath", "readlink", "du":
+	case "ls", "dir", "vdir", "stat", "test", "[", "[[", "cd", "pushd", "realpath", "readlink", "du",
+		"df", "lsblk", "blkid", "findmnt", "lsof", "fuser", "mountpoint":
 		return true
 	}
 	return false
@@ -69,6 +70,13 @@ func isReader(name string, args []shellparse.Word) bool {
 			}
 		}
 		return true
+	case "ssh-keygen":
+		// -l prints a fingerprint, -y the public key: they only read.
+		for _, a := range args {
+			if v := a.Value; len(v) > 1 && v[0] == '-' && strings.Trim(v[1:], "lyvf") == "" && strings.ContainsAny(v, "ly") {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -120,8 +128,60 @@ func argRoles(name string, argv []shellparse.Word) []role {
 		return grepRoles(name, args)
 	case name == "git":
 		return gitRoles(args)
+	case name == "find":
+		return findRoles(args)
+	case name == "gh":
+		return ghRoles(args)
 	}
 	return nil
+}
+
+// findRoles marks the patterns and formats of find's tests and actions
+// as text: "-path '*/.ssh/*' -prune" names no file.
+func findRoles(args []shellparse.Word) []role {
+	roles := make([]role, len(args))
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i].Value {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+			"-lname", "-ilname", "-printf", "-user", "-group", "-perm", "-size", "-type", "-xtype",
+			"-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-regextype", "-fstype":
+			i++
+			roles[i] = roleText
+		case "-fprintf":
+			i += 2 // a file, then a format
+			if i < len(args) {
+				roles[i] = roleText
+			}
+		}
+	}
+	return roles
+}
+
+// ghRoles marks the titles, bodies and notes given to gh as text. Files
+// (--body-file, -F) stay paths.
+func ghRoles(args []shellparse.Word) []role {
+	roles := make([]role, len(args))
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if long, ok := strings.CutPrefix(v, "--"); ok {
+			opt, _, hasValue := strings.Cut(long, "=")
+			switch opt {
+			case "title", "body", "notes", "subject", "description", "desc", "message":
+				if hasValue {
+					roles[i] = roleText
+				} else if i+1 < len(args) {
+					i++
+					roles[i] = roleText
+				}
+			}
+			continue
+		}
+		if (v == "-t" || v == "-b" || v == "-m") && i+1 < len(args) {
+			i++
+			roles[i] = roleText
+		}
+	}
+	return roles
 }
 
 func fill(n int, r role) []role {
@@ -256,6 +316,10 @@ func gitRoles(args []shellparse.Word) []role {
 	}
 	switch args[sub].Value {
 	case "commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick":
+	case "log", "show", "whatchanged", "shortlog", "rev-list", "reflog":
+		return gitLogRoles(args, sub, roles)
+	case "grep":
+		return gitGrepRoles(args, sub, roles)
 	default:
 		return nil
 	}
@@ -289,6 +353,104 @@ func gitRoles(args []shellparse.Word) []role {
 		}
 	}
 	return roles
+}
+
+// gitLogRoles marks the search strings and formats of git log and its
+// relatives as text (-S, -G, --grep, --author, --committer, --format).
+func gitLogRoles(args []shellparse.Word, sub int, roles []role) []role {
+	for i := sub + 1; i < len(args); i++ {
+		v := args[i].Value
+		if v == "--" {
+			break
+		}
+		if long, ok := strings.CutPrefix(v, "--"); ok {
+			opt, _, hasValue := strings.Cut(long, "=")
+			switch opt {
+			case "grep", "author", "committer", "format", "pretty", "grep-reflog":
+				if hasValue {
+					roles[i] = roleText
+				} else if i+1 < len(args) && opt != "pretty" && opt != "format" {
+					i++
+					roles[i] = roleText
+				}
+			}
+			continue
+		}
+		if v == "-S" || v == "-G" {
+			if i+1 < len(args) {
+				i++
+				roles[i] = roleText
+			}
+		} else if strings.HasPrefix(v, "-S") || strings.HasPrefix(v, "-G") {
+			roles[i] = roleText
+		}
+	}
+	return roles
+}
+
+// gitGrepRoles marks git grep's pattern as text: the values of -e, or else
+// its first operand. The value of -f is a file.
+func gitGrepRoles(args []shellparse.Word, sub int, roles []role) []role {
+	explicit := false
+	first := -1
+	for i := sub + 1; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case v == "--":
+			i = len(args)
+		case v == "-e":
+			explicit = true
+			if i+1 < len(args) {
+				i++
+				roles[i] = roleText
+			}
+		case v == "-f":
+			explicit = true
+			i++
+		case v == "-A" || v == "-B" || v == "-C" || v == "-m" || v == "--max-depth" || v == "--threads" || v == "-O":
+			i++
+		case strings.HasPrefix(v, "-"):
+		case first < 0:
+			first = i
+		}
+	}
+	if !explicit && first >= 0 {
+		roles[first] = roleText
+	}
+	return roles
+}
+
+// gitMessageOnStdin reports a git command that reads a message from
+// standard input (commit -F -, tag --file=-): a here-document given to it
+// is text.
+func gitMessageOnStdin(args []shellparse.Word) bool {
+	sub := ""
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if args[i].Dynamic {
+			return false
+		}
+		if sub == "" {
+			if v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" {
+				i++
+				continue
+			}
+			if !strings.HasPrefix(v, "-") {
+				sub = v
+				switch sub {
+				case "commit", "tag", "notes", "merge", "stash":
+				default:
+					return false
+				}
+			}
+			continue
+		}
+		if v == "--file=-" || (v == "-F" || v == "--file") && i+1 < len(args) && args[i+1].Value == "-" ||
+			strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.HasSuffix(v, "F") && i+1 < len(args) && args[i+1].Value == "-" {
+			return true
+		}
+	}
+	return false
 }
 
 func onlyLetters(s string) bool {

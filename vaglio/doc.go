@@ -24,14 +24,35 @@
 // expanded with [Guard.Home], the word is made absolute against the working
 // directory and cleaned, so /etc/../etc/shadow and //etc///shadow are
 // /etc/shadow. Paths written inside a word count too ("--key-file=/root/k",
-// "if=/dev/sda", "open('/home/u/.ssh/id_rsa')"). Symbolic links are not
-// followed: the sandbox is the layer that sees the real file system.
+// "if=/dev/sda", "open('/home/u/.ssh/id_rsa')", curl's "-d @/etc/shadow").
+// Symbolic links are not followed: the sandbox is the layer that sees the
+// real file system; but a path that goes through a directory before a ".."
+// touches that directory too (/proc/self/cwd/../x is under /proc/self). A
+// command run in another directory by its wrapper (env -C, sudo --chdir,
+// nsenter/unshare --wd) is judged there as well; a directory computed at
+// run time is taken as "/".
 //
 // Only words a program may use as files count. echo's and printf's words, a
-// git commit message and a grep pattern are data, so mentioning /etc/shadow
-// in them is not a hit; ls and stat look at names and metadata only, so
-// listing ~/.ssh is not a hit either. An unknown program gets no such
-// benefit: every one of its words may be a file.
+// git commit message (-m, or -F - with a here-document), git log's -S, -G
+// and --grep, a grep or git grep pattern, find's -name and -path patterns,
+// gh's titles and bodies, and the command mnemos policy check/explain is
+// asked about are data, so mentioning /etc/shadow in them is not a hit; ls,
+// stat, df and lsblk look at names and metadata only, so listing ~/.ssh is
+// not a hit either. An unknown program gets no such benefit: every one of
+// its words may be a file.
+//
+// Interpreters given code inline (python -c, node -e, perl -e, ruby -e,
+// php -r, lua -e, deno eval, osascript -e, ...) or on a here-document have
+// their string literals read: a literal that is a shell command, a list of
+// literals that is an argv, and a literal handed to a recursive delete
+// (rmtree, rm_rf, rmSync, ...) are judged as the commands they are, so
+// os.system("rm -rf /") is irrecoverable. The guard does not tell a literal
+// that is run from one that is printed.
+//
+// Name patterns that choose the files a program reads count as the names
+// they may match: grep --include=.env*, rg -g .env, and find's -name and
+// -path when find runs a command on what it finds (find only listing
+// names reads nothing).
 //
 // A word computed at run time ($X, $(cmd)) is not known, and never makes a
 // hit by itself; but what its static prefix already fixes does
@@ -54,6 +75,10 @@
 //   - A fork bomb is a command that calls the function it sits in from a
 //     pipeline, the background, a subshell or a substitution inside that
 //     function's body. A plain recursive call is not a guard matter.
+//   - mkfs and its relatives are irrecoverable on any operand; asked only
+//     for --help or a version they are not.
+//   - .env.example, .env.sample, .env.template and names ending the same
+//     way (.env.local.example) are templates, not secrets.
 //   - An empty Home is an unknown home: "~" still names a home directory,
 //     so "rm -rf ~" is still a hit. An empty or relative working directory
 //     is taken as "/".

@@ -111,6 +111,9 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 		args := cmd.Argv[1:]
 		reading := isReader(name, args)
 		roles := argRoles(name, cmd.Argv)
+		if c.isSelfName(name) {
+			roles = selfRoles(args)
+		}
 		for i, w := range args {
 			if roles != nil && roles[i] != rolePath {
 				continue
@@ -120,13 +123,21 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 			}
 		}
 	}
+	// Name patterns that choose which files a program reads: a glob that
+	// may match a forbidden name counts as that name.
+	for _, pat := range selectedNames(name, cmd.Argv) {
+		buf = append(buf[:0], newCandidate(c.r.abs(pat), hasMeta(pat), false, pat))
+		if !c.scan(buf, what, true, emit) {
+			return false
+		}
+	}
 	for _, rd := range cmd.Redirects {
 		op := rd.Fd + rd.Op
 		switch rd.Op {
 		case "<<", "<<-", "<<<":
 			// A here-document's body is data on stdin; for a program that
 			// may run it as code, look for paths written inside it.
-			if len(cmd.Argv) > 0 && isReader(name, cmd.Argv[1:]) {
+			if len(cmd.Argv) > 0 && (isReader(name, cmd.Argv[1:]) || name == "git" && gitMessageOnStdin(cmd.Argv[1:])) {
 				continue
 			}
 			buf = c.r.embeddedCandidates(rd.Target.Value, buf[:0])
@@ -185,4 +196,54 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// selectedNames returns the name patterns with which a program chooses the
+// files whose content it reads: grep's --include, rg's --glob, and find's
+// -name and -path when find runs a command on what it finds (listing names
+// reads no content).
+func selectedNames(name string, argv []shellparse.Word) []string {
+	if len(argv) < 2 {
+		return nil
+	}
+	args := argv[1:]
+	var out []string
+	switch {
+	case isGrepLike(name):
+		for i, a := range args {
+			v := a.Value
+			for _, o := range []string{"--include", "--glob", "--iglob", "-g"} {
+				if rest, ok := strings.CutPrefix(v, o+"="); ok {
+					out = append(out, rest)
+				} else if v == o && i+1 < len(args) {
+					out = append(out, args[i+1].Value)
+				} else if o == "-g" && strings.HasPrefix(v, "-g") && len(v) > 2 && name == "rg" {
+					out = append(out, v[2:])
+				}
+			}
+		}
+	case name == "find":
+		runs := false
+		for _, a := range args {
+			switch a.Value {
+			case "-exec", "-execdir", "-ok", "-okdir":
+				runs = true
+			}
+		}
+		if !runs {
+			return nil
+		}
+		for i := 0; i+1 < len(args); i++ {
+			switch args[i].Value {
+			case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
+				out = append(out, args[i+1].Value)
+				i++
+			}
+		}
+	}
+	for i, p := range out {
+		// An include pattern may name files at any depth; "!" negates.
+		out[i] = strings.TrimPrefix(strings.TrimPrefix(p, "!"), "/")
+	}
+	return out
 }

@@ -91,3 +91,29 @@ func FuzzGlobsMeet(f *testing.F) {
 		}
 	})
 }
+
+// FuzzInlineCode: reading the literals of any inline code never panics,
+// is deterministic, and only reports literals present in the code.
+func FuzzInlineCode(f *testing.F) {
+	for _, s := range []string{`import os; os.system("rm -rf /")`, `shutil.rmtree(os.path.expanduser('~'))`,
+		`subprocess.run(["rm","-rf","/"])`, `exec "rm", "-rf", "/"`, "`rm -rf ~`", `"unterminated`, `'\`, `rmtree(`} {
+		f.Add(s)
+	}
+	g := testGuard()
+	f.Fuzz(func(t *testing.T, code string) {
+		if len(code) > 4096 {
+			return
+		}
+		for _, l := range literals(code) {
+			if !strings.Contains(code, l.before) {
+				t.Fatalf("text %q before a literal is not in the code", l.before)
+			}
+		}
+		c := shellparse.Command{Argv: []shellparse.Word{{Value: "python3"}, {Value: "-c"}, {Value: code}}}
+		h1, hit1 := g.Check(c, "/home/u/proj")
+		h2, hit2 := g.Check(c, "/home/u/proj")
+		if h1 != h2 || hit1 != hit2 {
+			t.Fatalf("not deterministic: %+v / %+v", h1, h2)
+		}
+	})
+}

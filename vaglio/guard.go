@@ -3,6 +3,7 @@ package vaglio
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -73,14 +74,77 @@ func (h Hit) Verdict() Verdict {
 //
 // The order is: irrecoverable, self-tamper, forbidden path.
 func (g Guard) Check(cmd shellparse.Command, cwd string) (Hit, bool) {
-	c := g.newChecker(cwd)
+	hit, found := g.checkIn(cmd, cwd)
+	if found || len(cmd.Wrappers) == 0 {
+		return hit, found
+	}
+	for _, dir := range commandDirs(g, cmd, cwd)[1:] {
+		if hit, found = g.checkIn(cmd, dir); found {
+			break
+		}
+	}
+	return hit, found
+}
+
+// checkIn returns the first hit for cmd run in dir.
+func (g Guard) checkIn(cmd shellparse.Command, dir string) (Hit, bool) {
 	var hit Hit
 	found := false
-	c.check(cmd, func(h Hit) bool {
+	g.newChecker(dir).check(cmd, func(h Hit) bool {
 		hit, found = h, true
 		return false
 	})
 	return hit, found
+}
+
+// commandDirs returns the directories a command runs in: cwd, and the
+// directory a wrapper changes to (env -C DIR, sudo --chdir=DIR, nsenter
+// --wd=DIR, unshare --wd=DIR), resolved against cwd. A directory computed
+// at run time may be any: it is taken as "/".
+func commandDirs(g Guard, cmd shellparse.Command, cwd string) []string {
+	dirs := []string{cwd}
+	for _, wr := range cmd.Wrappers {
+		if len(wr.Argv) == 0 {
+			continue
+		}
+		var short, long string
+		switch baseName(wr.Argv[0]) {
+		case "env":
+			short, long = "-C", "--chdir"
+		case "sudo":
+			short, long = "-D", "--chdir"
+		case "nsenter", "unshare":
+			short, long = "-w", "--wd"
+		default:
+			continue
+		}
+		for i := 1; i < len(wr.Argv); i++ {
+			v := wr.Argv[i]
+			var dir string
+			switch {
+			case v == short || v == long:
+				if i+1 >= len(wr.Argv) {
+					continue
+				}
+				i++
+				dir = wr.Argv[i]
+			case strings.HasPrefix(v, long+"="):
+				dir = v[len(long)+1:]
+			case strings.HasPrefix(v, short) && len(v) > len(short) && !strings.HasPrefix(v, "--"):
+				dir = v[len(short):]
+			default:
+				continue
+			}
+			if strings.ContainsAny(dir, "$`") {
+				dir = "/"
+			}
+			r := newResolver(g.Home, cwd)
+			if d := r.abs(r.expandHome(dir)); !contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return dirs
 }
 
 // CheckScript returns every hit in a script, in command order. Commands
@@ -94,7 +158,18 @@ func (g Guard) CheckScript(s *shellparse.Script, cwd string) []Hit {
 	dirs := []string{g.newChecker(cwd).r.cwd}
 	for i, cmd := range s.Commands {
 		seen := len(hits)
+		here := dirs
 		for _, dir := range dirs {
+			if len(cmd.Wrappers) == 0 {
+				break
+			}
+			for _, d := range commandDirs(g, cmd, dir)[1:] {
+				if !contains(here, d) {
+					here = append(slices.Clip(here), d)
+				}
+			}
+		}
+		for _, dir := range here {
 			c := g.newChecker(dir)
 			c.check(cmd, func(h Hit) bool {
 				h.Index = i
@@ -166,7 +241,8 @@ type checker struct {
 	r             resolver
 	rootForbidden bool
 	protected     []string // absolute, cleaned
-	// protectedRules are the protected paths as rule patterns.
+	// protectedRules are the protected paths as rule patterns, built on
+	// first use.
 	protectedRules []string
 	selfNames      []string // base names
 	selfPaths      []string // cleaned absolute paths
@@ -196,7 +272,6 @@ func (g Guard) newChecker(cwd string) *checker {
 		if strings.HasPrefix(p, "/") {
 			p = path.Clean(p)
 			c.protected = append(c.protected, p)
-			c.protectedRules = append(c.protectedRules, escapeGlob(p)+"/**")
 		}
 	}
 	c.selfNames = []string{"mnemos"}
@@ -235,6 +310,9 @@ func (c *checker) subCommands(cmd shellparse.Command) [][]shellparse.Word {
 	out := [][]shellparse.Word{cmd.Argv}
 	if !isWrapperProgram(cmd.Name()) {
 		return out
+	}
+	if cmd.Name() == "command" && len(cmd.Argv) > 1 && (cmd.Argv[1].Value == "-v" || cmd.Argv[1].Value == "-V") {
+		return out // command -v NAME only looks NAME up
 	}
 	for i := 1; i < len(cmd.Argv) && len(out) <= maxSubCommands; i++ {
 		w := cmd.Argv[i]

@@ -66,7 +66,7 @@ func (c *checker) broadDirs() []broad {
 // broadTarget reports whether a candidate names, or as a glob may name, a
 // broad directory, or everything in one ("/*", "~/*", "/usr/*").
 func (c *checker) broadTarget(cd candidate) (b broad, contents, ok bool) {
-	if cd.openDir {
+	if cd.openDir || cd.traversed {
 		return broad{}, false, false
 	}
 	dirs := c.broadDirs()
@@ -135,6 +135,9 @@ func (c *checker) irrecoverable(cmd shellparse.Command, emit emitFunc) bool {
 			return false
 		}
 	}
+	if !c.inlineIrrecoverable(cmd, emit) {
+		return false
+	}
 	return c.findWrapper(cmd, emit)
 }
 
@@ -156,7 +159,7 @@ func (c *checker) irrecoverableArgv(argv []shellparse.Word, emit emitFunc) bool 
 	switch {
 	case name == "rm":
 		return c.rm(argv, emit)
-	case isMkfs(name):
+	case isMkfs(name) && !onlyHelp(argv[1:]):
 		word := name
 		if ops := operands(argv[1:]); len(ops) > 0 {
 			word = ops[len(ops)-1].Value
@@ -196,6 +199,25 @@ func (c *checker) irrecoverableArgv(argv []shellparse.Word, emit emitFunc) bool 
 	return true
 }
 
+// onlyHelp reports arguments that only ask a program for its usage or
+// version ("mkfs --help", "mkfs.ext4 -V"), with nothing to work on.
+func onlyHelp(args []shellparse.Word) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		switch a.Value {
+		case "-h", "--help", "-V", "--version", "-?":
+		default:
+			return false
+		}
+		if a.Dynamic {
+			return false
+		}
+	}
+	return true
+}
+
 // deviceOperand emits a hit when w names a block device or memory. could
 // makes a word whose tail is computed ("/dev/$DISK") count.
 func (c *checker) deviceOperand(name, prefix string, w shellparse.Word, could bool, emit emitFunc) bool {
@@ -210,6 +232,9 @@ func (c *checker) deviceOperand(name, prefix string, w shellparse.Word, could bo
 }
 
 func (c *checker) deviceHit(cd candidate, could bool) (pathRule, bool) {
+	if cd.traversed {
+		return pathRule{}, false
+	}
 	for _, r := range deviceRules() {
 		if matchRule(r.pattern, "", cd, could && cd.openDir) {
 			return r, true

@@ -85,8 +85,17 @@ func (r resolver) wordCandidates(w shellparse.Word, out []candidate) []candidate
 		return out
 	}
 	if !w.Dynamic {
-		p := r.abs(r.expandHome(w.Value))
+		raw := r.expandHome(w.Value)
+		p := r.abs(raw)
 		out = append(out, newCandidate(p, false, false, w.Value))
+		if t, ok := r.traversed(raw); ok {
+			// "/proc/self/cwd/../../etc/shadow" goes through
+			// /proc/self/cwd, and a symbolic link there makes ".." lead
+			// anywhere: the directory passed through counts too.
+			c := newCandidate(t, false, false, w.Value)
+			c.traversed = true
+			out = append(out, c)
+		}
 		if hasMeta(w.Value) {
 			// A literal word with glob characters (an argv passed without
 			// a shell, or a quoted one) is also judged as the glob it
@@ -97,6 +106,23 @@ func (r resolver) wordCandidates(w shellparse.Word, out []candidate) []candidate
 	}
 	s := r.expandHome(stripQuotes(w.Value))
 	return r.dynamicCandidates(s, true, w.Value, out)
+}
+
+// traversed returns the directory a path passes through before its first
+// ".." element, when there is one ("a/b/../c" passes through a/b).
+func (r resolver) traversed(p string) (string, bool) {
+	if !strings.Contains(p, "..") {
+		return "", false
+	}
+	i := strings.Index("/"+p+"/", "/../")
+	if i <= 0 {
+		return "", false
+	}
+	dir := p[:i-1]
+	if dir == "" || dir == "." {
+		return "", false
+	}
+	return r.abs(dir), true
 }
 
 // dynamicCandidates handles text that may hold a variable or substitution.
@@ -151,6 +177,8 @@ func (r resolver) embeddedCandidates(value string, out []candidate) []candidate 
 		return out
 	}
 	for _, tok := range strings.FieldsFunc(value, isPathSep) {
+		// curl -F file=@/etc/shadow: "@" names a file to send.
+		tok = strings.TrimLeft(tok, "@")
 		if strings.HasPrefix(tok, "-") {
 			// An option with its value glued on: "-o/etc/shadow".
 			i := strings.IndexAny(tok, "/~")
@@ -179,8 +207,13 @@ func looksLikePath(tok string) bool {
 	return strings.HasPrefix(tok, "$HOME") || strings.HasPrefix(tok, "${HOME}") || strings.Contains(tok, "/")
 }
 
-// allCandidates is wordCandidates plus embeddedCandidates.
+// allCandidates is wordCandidates plus embeddedCandidates. A word that
+// starts with "@" also names the file after it ("curl -d @.env" sends
+// .env).
 func (r resolver) allCandidates(w shellparse.Word, out []candidate) []candidate {
 	out = r.wordCandidates(w, out)
+	if rest, ok := strings.CutPrefix(w.Value, "@"); ok && rest != "" {
+		out = r.wordCandidates(shellparse.Word{Value: rest, Dynamic: w.Dynamic}, out)
+	}
 	return r.embeddedCandidates(w.Value, out)
 }

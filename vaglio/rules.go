@@ -1,6 +1,9 @@
 package vaglio
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // pathRule is one forbidden-path rule. Its pattern is written the way the
 // guard reports it: "/etc/shadow" is that file, "/etc/ssh/**" the directory
@@ -86,7 +89,11 @@ type candidate struct {
 	// openDir is the known directory of a word whose tail is computed at
 	// run time ("~/.ssh/$X"): the real path is inside it.
 	openDir bool
-	word    string // the text as written, for the reason
+	// traversed marks a directory a path goes through before a "..": it
+	// counts as touched for forbidden paths, not as the target of a
+	// delete or a device write.
+	traversed bool
+	word      string // the text as written, for the reason
 }
 
 func newCandidate(p string, glob, openDir bool, word string) candidate {
@@ -185,7 +192,8 @@ func excepted(except string, c candidate) bool {
 	}
 	base := c.elems[len(c.elems)-1]
 	for _, e := range strings.Fields(except) {
-		if base == e {
+		// ".env.example" also leaves out ".env.local.example".
+		if base == e || strings.HasSuffix(base, path.Ext(e)) {
 			return true
 		}
 	}

@@ -228,10 +228,46 @@ func destroysDirs(name string, argv []shellparse.Word) bool {
 // protectedHit reports whether a candidate is, is inside, or (when ancestor
 // is set) is above a protected path.
 func (c *checker) protectedHit(cd candidate, ancestor bool) (string, bool) {
+	if c.protectedRules == nil && len(c.protected) > 0 {
+		c.protectedRules = make([]string, len(c.protected))
+		for i, p := range c.protected {
+			c.protectedRules[i] = escapeGlob(p) + "/**"
+		}
+	}
 	for i, p := range c.protected {
 		if matchRule(c.protectedRules[i], "", cd, ancestor) {
 			return p, true
 		}
 	}
 	return "", false
+}
+
+// selfRoles marks as text the command that mnemos's read-only policy
+// subcommands judge ("mnemos policy check -- cat /etc/shadow" reads no
+// file): the words after "--". Every other word may be a path.
+func selfRoles(args []shellparse.Word) []role {
+	roles := make([]role, len(args))
+	var sub []string
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if args[i].Dynamic {
+			return nil
+		}
+		if v == "--" {
+			if len(sub) >= 2 && sub[0] == "policy" && (sub[1] == "check" || sub[1] == "explain" || sub[1] == "test") {
+				for j := i + 1; j < len(args); j++ {
+					roles[j] = roleText
+				}
+			}
+			break
+		}
+		if strings.HasPrefix(v, "-") {
+			if selfValueFlag(v) {
+				i++
+			}
+			continue
+		}
+		sub = append(sub, v)
+	}
+	return roles
 }
