@@ -238,7 +238,7 @@ func (r CaseResult) Pass() bool { return len(r.Problems) == 0 }
 // RunCase evaluates a case's request with the policy alone (no guard, no
 // judge) and its grants held in memory, at time now.
 func (p *Policy) RunCase(ctx context.Context, c Case, now time.Time) (CaseResult, error) {
-	req := Request{Script: c.Command, Cwd: c.Cwd, Home: c.Home, Workspace: c.Workspace, Level: p.Level,
+	req := Request{Script: c.Command, Cwd: c.Cwd, Home: c.Home, Workspace: c.Workspace,
 		Channel: c.Channel, Sender: c.Sender, Session: c.Session, Reason: c.Reason, Context: c.Context, Now: now}
 	if req.Cwd == "" {
 		req.Cwd = ExampleCwd
@@ -252,14 +252,15 @@ func (p *Policy) RunCase(ctx context.Context, c Case, now time.Time) (CaseResult
 			req.Workspace = ExampleCwd
 		}
 	}
-	if c.Level != nil {
-		req.Level = *c.Level
-	}
 	if req.Channel == "" {
 		req.Channel = "cli"
 	}
 	if req.Sender == "" {
 		req.Sender = "user"
+	}
+	req.Level = p.LevelFor(req.Channel, req.Sender)
+	if c.Level != nil {
+		req.Level = *c.Level
 	}
 	grants := make(GrantList, len(c.Grants))
 	for i, g := range c.Grants {

@@ -44,6 +44,22 @@ type RuleRef struct {
 	Name   string  `json:"name"`
 	Action Outcome `json:"action"`
 	Pos    Pos     `json:"pos"`
+	// Layer is the layer of a stack built by Merge the rule comes from.
+	Layer Layer `json:"layer,omitempty"`
+	// Profile is the profile the rule belongs to, if any.
+	Profile string `json:"profile,omitempty"`
+}
+
+func ruleRef(r *Rule, l Layer) *RuleRef {
+	return &RuleRef{Name: r.Name, Action: r.Action, Pos: r.Pos, Layer: l, Profile: r.profile}
+}
+
+// GrantQuery is one grant lookup made while deciding a command.
+type GrantQuery struct {
+	Capability Capability `json:"capability"`
+	Target     string     `json:"target"`
+	Found      bool       `json:"found"`
+	GrantID    int64      `json:"grant_id,omitempty"`
 }
 
 // Decided says which stage settled a command's outcome.
@@ -68,6 +84,12 @@ type Result struct {
 	Accesses      []AccessResult `json:"accesses"`
 	Verb          string         `json:"verb"`
 	Reversibility string         `json:"reversibility"`
+	// Sandbox holds the sandbox: overrides of the rules that matched the
+	// command (one at most for a single file; see SandboxFor).
+	Sandbox []SandboxOverride `json:"sandbox,omitempty"`
+	// Consulted are the grant lookups made, in order (none when the
+	// outcome was settled by rules and the table).
+	Consulted []GrantQuery `json:"grants_consulted,omitempty"`
 }
 
 // Evaluate applies rules, the level × capability table and grants to one
@@ -77,6 +99,12 @@ type Result struct {
 // opens no database. A grant never lifts denied, and never covers a
 // capability whose default approval is always.
 func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (Result, error) {
+	return p.evaluate(ctx, in, grants, nil)
+}
+
+// evaluate is Evaluate, recording the rules considered in tr when it is
+// not nil.
+func (p *Policy) evaluate(ctx context.Context, in Input, grants GrantChecker, tr *tracer) (Result, error) {
 	cl := Classify(in.Command, in.Place)
 	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
 	for _, a := range cl.Accesses {
@@ -84,14 +112,37 @@ func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (R
 		res.Accesses = append(res.Accesses, AccessResult{Access: a, Cell: c})
 		res.Cell = stricterCell(res.Cell, c)
 	}
-	rule := p.match(&in, &cl)
-	if rule != nil {
-		res.Rule = &RuleRef{Name: rule.Name, Action: rule.Action, Pos: rule.Pos}
+	var rule *Rule
+	layer, shell := p.Layer, p.Shell
+	filter := verdict{outcome: Allow}
+	if len(p.layers) == 0 {
+		rule = p.firstMatch(&in, &cl, tr)
+		if rule != nil {
+			res.Rule = ruleRef(rule, p.Layer)
+			if rule.Sandbox != nil {
+				res.Sandbox = []SandboxOverride{{Rule: rule.Name, Layer: p.Layer, Profile: rule.profile, Config: *rule.Sandbox}}
+			}
+		}
+	} else {
+		rule, layer, filter = p.stackMatch(&in, &cl, &res, tr)
+		shell = p.upperShell
 	}
-	res.Outcome, res.DecidedBy, res.Reason = p.combine(in, cl, rule, res.Cell)
+	res.Outcome, res.DecidedBy, res.Reason = combine(in, cl, rule, layer, shell, res.Cell)
+	askRule := rule != nil
+	if filter.outcome != Allow {
+		// The project layer only restricts (see Merge).
+		askRule = askRule || filter.rule != nil
+		if filter.outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
+			res.Outcome, res.DecidedBy, res.Reason = filter.outcome, filter.by, filter.reason
+			res.Rule = nil
+			if filter.rule != nil {
+				res.Rule = ruleRef(filter.rule, LayerProject)
+			}
+		}
+	}
 
-	if res.Outcome == Ask && (rule == nil || rule.Action == Ask) && grants != nil {
-		covered, err := p.cover(ctx, in, res.Accesses, grants, rule != nil)
+	if res.Outcome == Ask && (rule == nil || rule.Action == Ask || len(p.layers) > 0) && grants != nil {
+		covered, err := p.cover(ctx, in, res.Accesses, grants, askRule, &res.Consulted)
 		if err != nil {
 			return Result{Outcome: Deny, DecidedBy: ByGrant, Reason: "cannot read grants: " + err.Error()}, err
 		}
@@ -104,6 +155,17 @@ func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (R
 		res.Outcome, res.DecidedBy, res.Reason = cl.Floor, ByFloor, cl.FloorReason
 	}
 	return res, nil
+}
+
+// firstMatch is the first rule, in evaluation order, of the view of the
+// request's identity (the file's rules, or a profile's with them) that
+// matches the command.
+func (p *Policy) firstMatch(in *Input, cl *Classification, tr *tracer) *Rule {
+	rules, ix, _ := p.view(in.Channel, in.Sender)
+	if tr != nil {
+		return tr.scan(rules, p.Layer, in, cl)
+	}
+	return matchIn(rules, ix, in, cl)
 }
 
 func stricterCell(a, b Cell) Cell {
@@ -123,21 +185,21 @@ func stricterCell(a, b Cell) Cell {
 }
 
 // combine is design.md's step 4 without grants.
-func (p *Policy) combine(in Input, cl Classification, rule *Rule, cell Cell) (Outcome, Decided, string) {
+func combine(in Input, cl Classification, rule *Rule, layer Layer, shell Outcome, cell Cell) (Outcome, Decided, string) {
 	if rule != nil && rule.Action == Deny {
-		return Deny, ByRule, fmt.Sprintf("rule %q denies it", rule.Name)
+		return Deny, ByRule, reasonLabel(rule, layer) + " denies it"
 	}
 	if cell == Denied {
 		return Deny, ByTable, fmt.Sprintf("level %s does not permit %s", in.Level, deniedCaps(in.Level, cl))
 	}
 	if rule != nil && rule.Action == Ask {
-		return Ask, ByRule, fmt.Sprintf("rule %q asks first", rule.Name)
+		return Ask, ByRule, reasonLabel(rule, layer) + " asks first"
 	}
 	if rule != nil && rule.Action == Allow {
-		return Allow, ByRule, fmt.Sprintf("rule %q allows it", rule.Name)
+		return Allow, ByRule, reasonLabel(rule, layer) + " allows it"
 	}
-	if hasCap(cl, CodeExec) && p.Shell != Ask {
-		switch p.Shell {
+	if hasCap(cl, CodeExec) && shell != Ask {
+		switch shell {
 		case Deny:
 			return Deny, ByDefaults, "defaults.shell is deny and no rule allows this command"
 		case Allow:
@@ -153,7 +215,20 @@ func (p *Policy) combine(in Input, cl Classification, rule *Rule, cell Cell) (Ou
 // cover reports whether grants cover every access that needs approval: the
 // approval_required ones, or, under an ask rule (all), every access whose
 // capability is not approval-free.
-func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants GrantChecker, all bool) (bool, error) {
+// reasonLabel names a rule in a reason: rule "x", with its layer and
+// profile when it has them.
+func reasonLabel(r *Rule, layer Layer) string {
+	s := fmt.Sprintf("rule %q", r.Name)
+	if layer != "" {
+		s = fmt.Sprintf("%s rule %q", layer, r.Name)
+	}
+	if r.profile != "" {
+		s += fmt.Sprintf(" (profile %q)", r.profile)
+	}
+	return s
+}
+
+func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants GrantChecker, all bool, consulted *[]GrantQuery) (bool, error) {
 	any := false
 	for i := range acc {
 		a := &acc[i]
@@ -174,6 +249,11 @@ func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants
 		if err != nil {
 			return false, err
 		}
+		q := GrantQuery{Capability: a.Capability, Target: a.Target, Found: ok}
+		if ok {
+			q.GrantID = g.ID
+		}
+		*consulted = append(*consulted, q)
 		if !ok {
 			return false, nil
 		}

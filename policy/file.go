@@ -60,7 +60,14 @@ type Rule struct {
 	// Scope is seed 004's scope_template: the limits given to the ticket or
 	// grant created when a request this rule asked about is approved.
 	Scope *ScopeTemplate `json:"scope_template,omitempty"`
-	Pos   Pos            `json:"pos"`
+	// Sandbox, when set, changes the sandbox of a request this rule
+	// matched a command of (see SandboxFor).
+	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
+	Pos     Pos            `json:"pos"`
+
+	// profile is the name of the profile the rule belongs to ("" for the
+	// file's own rules).
+	profile string
 }
 
 // Example is a command written in a rule's match or not_match list, with
@@ -85,7 +92,7 @@ type ScopeTemplate struct {
 	Extra   map[string]any `json:"extra,omitempty"`
 }
 
-// Policy is a loaded policy file.
+// Policy is a loaded policy file, or a stack of them built by Merge.
 type Policy struct {
 	// Source is the file the policy came from, or "built-in default".
 	Source string
@@ -102,10 +109,64 @@ type Policy struct {
 	ApprovalTTL time.Duration
 	// JudgeThreshold is vaglio's judge threshold (default 0.30).
 	JudgeThreshold float64
+	// Sandbox is the sandbox: section: what the sandbox of every command
+	// adds to or removes from what the decision grants.
+	Sandbox SandboxConfig
+	// Profiles give some identities (channel, sender) their own level and
+	// rules, in file order; the first that matches an identity applies.
+	Profiles []Profile
+	// Layer is where the policy sits in a stack built by Merge; "" for a
+	// policy read from one file and used alone.
+	Layer Layer
 
 	// index finds the rules that can match a program name; built by Parse.
 	index *ruleIndex
+	// set records which settings the file wrote, and where.
+	set settings
+	at  [nSettings]Pos
+	// layers are the policies of a stack built by Merge, system first, and
+	// upperShell the defaults.shell of its system and user layers.
+	layers     []*Policy
+	upperShell Outcome
 }
+
+// settings is a set of top-level settings a policy file wrote.
+type settings uint8
+
+// The settings a layer may write or leave to the layers above.
+const (
+	setLevel settings = 1 << iota
+	setShell
+	setTTL
+	setThreshold
+)
+
+// nSettings is the number of settings tracked in Policy.at.
+const nSettings = 4
+
+func settingIndex(s settings) int {
+	switch s {
+	case setLevel:
+		return 0
+	case setShell:
+		return 1
+	case setTTL:
+		return 2
+	}
+	return 3
+}
+
+// wrote records that the file set s at pos.
+func (p *Policy) wrote(s settings, pos Pos) {
+	p.set |= s
+	p.at[settingIndex(s)] = pos
+}
+
+// has reports whether the file wrote s.
+func (p *Policy) has(s settings) bool { return p.set&s != 0 }
+
+// posOf is where the file wrote s.
+func (p *Policy) posOf(s settings) Pos { return p.at[settingIndex(s)] }
 
 // DefaultApprovalTTL is seed 002's ten minutes.
 const DefaultApprovalTTL = 600 * time.Second

@@ -13,9 +13,32 @@ import (
 // comparing a policy with its formatted and re-parsed self.
 func canonical(t testing.TB, p *Policy) string {
 	t.Helper()
-	rules := make([]Rule, len(p.Rules))
-	for i, r := range p.Rules {
+	profiles := make([]Profile, len(p.Profiles))
+	for i, pr := range p.Profiles {
+		pr.Pos = Pos{}
+		pr.Rules = canonicalRules(pr.Rules)
+		profiles[i] = pr
+	}
+	sb := p.Sandbox
+	sb.Pos = Pos{}
+	b, err := json.Marshal(map[string]any{"level": p.Level, "shell": p.Shell, "ttl": p.ApprovalTTL,
+		"threshold": p.JudgeThreshold, "rules": canonicalRules(p.Rules), "sandbox": sb, "profiles": profiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// canonicalRules are rules with every position removed.
+func canonicalRules(in []Rule) []Rule {
+	rules := make([]Rule, len(in))
+	for i, r := range in {
 		r.Pos = Pos{}
+		if r.Sandbox != nil {
+			sb := *r.Sandbox
+			sb.Pos = Pos{}
+			r.Sandbox = &sb
+		}
 		r.Conditions = append([]Condition(nil), r.Conditions...)
 		for j := range r.Conditions {
 			r.Conditions[j].Pos = Pos{}
@@ -28,12 +51,7 @@ func canonical(t testing.TB, p *Policy) string {
 		}
 		rules[i] = r
 	}
-	b, err := json.Marshal(map[string]any{"level": p.Level, "shell": p.Shell, "ttl": p.ApprovalTTL,
-		"threshold": p.JudgeThreshold, "rules": rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return rules
 }
 
 // roundTrip checks that Format's output parses back to the same policy

@@ -36,7 +36,10 @@ func (d Diagnostic) String() string {
 // Lint validates policy source and reports every error, in file order;
 // when there is none, it reports warnings: rules that can never decide
 // because an earlier rule (in evaluation order) matches every command
-// they match. The policy loads if and only if no diagnostic is an error.
+// they match, profiles an earlier profile always takes first, and sandbox
+// settings that can have no effect. The policy loads if and only if no
+// diagnostic is an error. LintLayered adds what a file of a stack cannot
+// loosen.
 func Lint(name string, src []byte) []Diagnostic {
 	p, errs := parse(name, src)
 	if len(errs) > 0 {
@@ -57,6 +60,8 @@ func Lint(name string, src []byte) []Diagnostic {
 			}
 		}
 	}
+	out = append(out, lintProfiles(p)...)
+	out = append(out, lintSandbox(p)...)
 	slices.SortStableFunc(out, func(x, y Diagnostic) int {
 		if x.Pos.Line != y.Pos.Line {
 			return x.Pos.Line - y.Pos.Line

@@ -1,5 +1,10 @@
 package policy
 
+import (
+	"fmt"
+	"strings"
+)
+
 // ruleIndex narrows the rules worth trying for a command to those that
 // can match its program name, keeping evaluation order. A rule is keyed
 // by the base name of its argv_prefix's first word, or by the names of a
@@ -58,21 +63,22 @@ func (ix *ruleIndex) valid(rules []Rule) bool {
 	return ix != nil && ix.n == len(rules) && (ix.n == 0 || ix.first == &rules[0])
 }
 
-// match returns the first rule, in priority order, that matches.
-func (p *Policy) match(in *Input, cl *Classification) *Rule {
-	if !p.index.valid(p.Rules) {
-		for i := range p.Rules {
-			if p.Rules[i].matches(in, cl) {
-				return &p.Rules[i]
+// matchIn returns the first rule of rules, in order, that matches, using
+// the index when it describes them.
+func matchIn(rules []Rule, ix *ruleIndex, in *Input, cl *Classification) *Rule {
+	if !ix.valid(rules) {
+		for i := range rules {
+			if rules[i].matches(in, cl) {
+				return &rules[i]
 			}
 		}
 		return nil
 	}
 	var named []int32
 	if name := in.Command.Name(); name != "" {
-		named = p.index.byName[name]
+		named = ix.byName[name]
 	}
-	anyl := p.index.any
+	anyl := ix.any
 	for len(named) > 0 || len(anyl) > 0 {
 		var i int32
 		if len(anyl) == 0 || (len(named) > 0 && named[0] < anyl[0]) {
@@ -80,8 +86,8 @@ func (p *Policy) match(in *Input, cl *Classification) *Rule {
 		} else {
 			i, anyl = anyl[0], anyl[1:]
 		}
-		if p.Rules[i].matches(in, cl) {
-			return &p.Rules[i]
+		if rules[i].matches(in, cl) {
+			return &rules[i]
 		}
 	}
 	return nil
@@ -91,17 +97,23 @@ func (p *Policy) match(in *Input, cl *Classification) *Rule {
 // command.
 func (r *Rule) Matches(in Input, cl Classification) bool { return r.matches(&in, &cl) }
 
-// matches implements the quantifiers of doc.go: command-level conditions
+func (r *Rule) matches(in *Input, cl *Classification) bool { return r.check(in, cl, nil) }
+
+// check implements the quantifiers of doc.go: command-level conditions
 // hold once; capability and target conditions hold together on one
 // access, for every approval-bearing access under an allow rule (all
 // accesses when none bears approval) and for at least one access under an
 // ask or deny rule. Under an allow rule a value not known before the
-// command runs satisfies no condition.
-func (r *Rule) matches(in *Input, cl *Classification) bool {
+// command runs satisfies no condition. When why is not nil and the rule
+// does not match, *why says which matcher failed first.
+func (r *Rule) check(in *Input, cl *Classification, why *string) bool {
 	if len(r.ArgvPrefix) > 0 && !argvHasPrefix(in.Command, r.ArgvPrefix) {
+		if why != nil {
+			*why = fmt.Sprintf("argv_prefix %v does not match %s", r.ArgvPrefix, in.Command.String())
+		}
 		return false
 	}
-	if (r.Capability != "" || r.InWorkspace) && !r.shorthandMatches(in, cl) {
+	if (r.Capability != "" || r.InWorkspace) && !r.shorthandMatches(in, cl, why) {
 		return false
 	}
 	if len(r.Conditions) == 0 {
@@ -116,35 +128,59 @@ func (r *Rule) matches(in *Input, cl *Classification) bool {
 			perAccess = true
 			continue
 		}
-		if !c.holds(resolve(f, in, cl, nil), static) {
+		if v := resolve(f, in, cl, nil); !c.holds(v, static) {
+			if why != nil {
+				*why = c.whyNot(v, static, nil)
+			}
 			return false
 		}
 	}
 	if !perAccess {
 		return true
 	}
-	onAccess := func(a *Access) bool {
+	// onAccess returns the first per-access condition that fails on a, or
+	// -1 when all hold.
+	onAccess := func(a *Access) int {
 		for i := range r.Conditions {
 			c := &r.Conditions[i]
 			if f := c.field(); f.perAccess() && !c.holds(resolve(f, in, cl, a), static) {
-				return false
+				return i
 			}
 		}
-		return true
+		return -1
 	}
 	if !static {
 		for i := range cl.Accesses {
-			if onAccess(&cl.Accesses[i]) {
+			if onAccess(&cl.Accesses[i]) < 0 {
 				return true
 			}
 		}
+		if why != nil {
+			if len(cl.Accesses) == 0 {
+				*why = "conditions on capability and target: the command has no access"
+			} else {
+				c := &r.Conditions[onAccess(&cl.Accesses[0])]
+				*why = fmt.Sprintf("condition %s: no access of the command matches", c.text())
+			}
+		}
 		return false
+	}
+	fails := func(a *Access) bool {
+		k := onAccess(a)
+		if k < 0 {
+			return false
+		}
+		if why != nil {
+			c := &r.Conditions[k]
+			*why = c.whyNot(resolve(c.field(), in, cl, a), static, a)
+		}
+		return true
 	}
 	bearing := 0
 	for i := range cl.Accesses {
 		if approvalBearing(cl.Accesses[i].Capability) {
 			bearing++
-			if !onAccess(&cl.Accesses[i]) {
+			if fails(&cl.Accesses[i]) {
 				return false
 			}
 		}
@@ -153,11 +189,57 @@ func (r *Rule) matches(in *Input, cl *Classification) bool {
 		return true
 	}
 	for i := range cl.Accesses {
-		if !onAccess(&cl.Accesses[i]) {
+		if fails(&cl.Accesses[i]) {
 			return false
 		}
 	}
-	return len(cl.Accesses) > 0
+	if len(cl.Accesses) == 0 {
+		if why != nil {
+			*why = "conditions on capability and target: the command has no access (an allow rule needs one)"
+		}
+		return false
+	}
+	return true
+}
+
+// text is the condition as written: field, operator, operand.
+func (c *Condition) text() string {
+	vals := make([]string, len(c.Values))
+	for i, v := range c.Values {
+		vals[i] = v.Text
+	}
+	operand := strings.Join(vals, ", ")
+	if c.Op == OpIn || c.Op == OpNotIn {
+		operand = "[" + operand + "]"
+	}
+	return fmt.Sprintf("%s %s %s", c.Field, c.Op, operand)
+}
+
+// whyNot says why the condition does not hold on v (read from access a,
+// when the field is per access).
+func (c *Condition) whyNot(v fval, static bool, a *Access) string {
+	head := "condition " + c.text()
+	name := c.Field
+	if a != nil {
+		name = fmt.Sprintf("the %s of access %s", c.Field, accessText(a))
+	}
+	switch {
+	case !v.ok:
+		if a != nil {
+			return fmt.Sprintf("%s: access %s has no %s", head, accessText(a), c.Field)
+		}
+		return fmt.Sprintf("%s: the request has no %s", head, c.Field)
+	case static && v.dynamic:
+		return fmt.Sprintf("%s: %s (%q) is not known before the command runs, and an allow rule needs it known", head, name, v.text)
+	}
+	return fmt.Sprintf("%s: %s is %q", head, name, v.text)
+}
+
+func accessText(a *Access) string {
+	if a.Target == "" {
+		return string(a.Capability)
+	}
+	return string(a.Capability) + " " + a.Target
 }
 
 // approvalBearing reports whether a capability's default approval is not
@@ -183,11 +265,15 @@ func (c *Condition) field() field {
 // shorthandMatches is the capability: and targets: workspace shorthand:
 // every approval-bearing access uses the capability and lies in the
 // workspace, and there is at least one.
-func (r *Rule) shorthandMatches(in *Input, cl *Classification) bool {
+func (r *Rule) shorthandMatches(in *Input, cl *Classification, why *string) bool {
 	n := 0
-	for _, a := range cl.Accesses {
+	for i := range cl.Accesses {
+		a := &cl.Accesses[i]
 		spec, ok := lookupSpec(a.Capability)
 		if !ok {
+			if why != nil {
+				*why = fmt.Sprintf("capability %s of the command is not in the registry", a.Capability)
+			}
 			return false
 		}
 		if spec.DefaultApproval == ApprovalNone {
@@ -195,11 +281,24 @@ func (r *Rule) shorthandMatches(in *Input, cl *Classification) bool {
 		}
 		n++
 		if r.Capability != "" && a.Capability != r.Capability {
+			if why != nil {
+				*why = fmt.Sprintf("capability %s: the command also does %s", r.Capability, accessText(a))
+			}
 			return false
 		}
 		if r.InWorkspace && (a.Dynamic || !within(in.Workspace, a.Target)) {
+			if why != nil {
+				if a.Dynamic {
+					*why = fmt.Sprintf("targets workspace: the target of %s is not known before the command runs", accessText(a))
+				} else {
+					*why = fmt.Sprintf("targets workspace: %s is outside the workspace %q", accessText(a), in.Workspace)
+				}
+			}
 			return false
 		}
+	}
+	if n == 0 && why != nil {
+		*why = "capability and targets: the command has no access that needs approval"
 	}
 	return n > 0
 }

@@ -47,23 +47,66 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 		}
 	}
 	seen := map[string]Pos{}
-	for _, r := range p.Rules {
+	dupName := func(r *Rule) {
 		if prev, dup := seen[r.Name]; dup {
 			d.errs = append(d.errs, &Error{File: name, Line: r.Pos.Line, Col: r.Pos.Col, Msg: fmt.Sprintf("duplicate rule name %q (first at line %d)", r.Name, prev.Line)})
-			continue
+			return
 		}
 		seen[r.Name] = r.Pos
 	}
+	// Rule names are unique in the file, profiles included, in file order.
+	var all []*Rule
+	for i := range p.Rules {
+		all = append(all, &p.Rules[i])
+	}
+	for i := range p.Profiles {
+		for j := range p.Profiles[i].Rules {
+			all = append(all, &p.Profiles[i].Rules[j])
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i].Pos, all[j].Pos
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
+	for _, r := range all {
+		dupName(r)
+	}
 	// Examples are checked even when something else is wrong, so one lint
 	// shows every problem.
+	base := exampleDefaults{level: p.Level, channel: "cli", sender: "user"}
 	for i := range p.Rules {
-		d.errs = append(d.errs, checkExamples(p, &p.Rules[i])...)
+		d.errs = append(d.errs, checkExamples(&p.Rules[i], base)...)
 	}
-	sort.SliceStable(p.Rules, func(i, j int) bool { return p.Rules[i].Priority > p.Rules[j].Priority })
+	for i := range p.Profiles {
+		pr := &p.Profiles[i]
+		def := base
+		if pr.Level != nil {
+			def.level = *pr.Level
+		}
+		if pr.Channel != "*" {
+			def.channel = pr.Channel
+		}
+		if pr.Sender != "*" {
+			def.sender = pr.Sender
+		}
+		for j := range pr.Rules {
+			d.errs = append(d.errs, checkExamples(&pr.Rules[j], def)...)
+		}
+	}
+	byPriority := func(rs []Rule) {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Priority > rs[j].Priority })
+	}
+	byPriority(p.Rules)
 	if len(d.errs) > 0 {
 		return nil, d.sorted()
 	}
 	p.index = buildIndex(p.Rules)
+	for i := range p.Profiles {
+		pr := &p.Profiles[i]
+		byPriority(pr.Rules)
+		pr.view = mergeRules(pr.Rules, p.Rules)
+		pr.index = buildIndex(pr.view)
+	}
 	return p, nil
 }
 
@@ -94,6 +137,8 @@ func (d *decoder) sorted() []*Error {
 	})
 	return d.errs
 }
+
+func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Col: n.Column} }
 
 func (d *decoder) errAt(n *yaml.Node, msg string) *Error {
 	return &Error{File: d.file, Line: n.Line, Col: n.Column, Msg: msg}
@@ -262,6 +307,15 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 			return d.errAt(v, perr.Error())
 		}
 		p.Level = l
+		p.wrote(setLevel, d.pos(v))
+	case "sandbox":
+		sc, err := d.sandbox(v)
+		if err != nil {
+			return err
+		}
+		p.Sandbox = sc
+	case "profiles":
+		return d.profiles(v, p)
 	case "defaults":
 		return d.defaults(v, p)
 	case "approvals":
@@ -274,7 +328,7 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
 	default:
-		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, allow, ask, deny or rules)", k.Value))
+		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, profiles, allow, ask, deny or rules)", k.Value))
 	}
 	return nil
 }
@@ -296,6 +350,7 @@ func (d *decoder) defaults(n *yaml.Node, p *Policy) *Error {
 				return d.errAt(v, perr.Error())
 			}
 			p.Shell = o
+			p.wrote(setShell, d.pos(v))
 		default:
 			return d.errAt(k, fmt.Sprintf("unknown key %q in defaults (want shell)", k.Value))
 		}
@@ -316,6 +371,7 @@ func (d *decoder) approvals(n *yaml.Node, p *Policy) *Error {
 				return err
 			}
 			p.ApprovalTTL = dur
+			p.wrote(setTTL, d.pos(v))
 		default:
 			return d.errAt(k, fmt.Sprintf("unknown key %q in approvals (want ttl)", k.Value))
 		}
@@ -352,6 +408,7 @@ func (d *decoder) judge(n *yaml.Node, p *Policy) *Error {
 				return d.errAt(v, fmt.Sprintf("threshold %v must be within [0, 1]", f))
 			}
 			p.JudgeThreshold = f
+			p.wrote(setThreshold, d.pos(v))
 		default:
 			return d.errAt(k, fmt.Sprintf("unknown key %q in judge (want threshold)", k.Value))
 		}
@@ -393,7 +450,7 @@ func (d *decoder) ruleList(n *yaml.Node, action *Outcome) []Rule {
 	return out
 }
 
-const ruleKeys = "name, description, action, priority, command, capability, targets, conditions, match, not_match or scope_template"
+const ruleKeys = "name, description, action, priority, command, capability, targets, conditions, match, not_match, scope_template or sandbox"
 
 func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 	r := Rule{Pos: Pos{File: d.file, Line: n.Line, Col: n.Column}}
@@ -483,6 +540,12 @@ func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 				return r, err
 			}
 			r.Scope = st
+		case "sandbox":
+			sc, err := d.sandbox(v)
+			if err != nil {
+				return r, err
+			}
+			r.Sandbox = &sc
 		default:
 			return r, d.errAt(k, fmt.Sprintf("unknown key %q in rule (want %s)", k.Value, ruleKeys))
 		}

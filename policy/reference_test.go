@@ -23,57 +23,12 @@ import (
 
 func refEvaluate(p *Policy, in Input, grants GrantChecker) (Outcome, string) {
 	cl := Classify(in.Command, in.Place)
-	fileOrder := slices.Clone(p.Rules)
-	slices.SortStableFunc(fileOrder, func(a, b Rule) int {
-		if a.Pos.Line != b.Pos.Line {
-			return a.Pos.Line - b.Pos.Line
-		}
-		return a.Pos.Col - b.Pos.Col
-	})
-	var rule *Rule
-	for i := range fileOrder {
-		r := &fileOrder[i]
-		if refRuleMatches(r, in, cl) && (rule == nil || r.Priority > rule.Priority) {
-			rule = r
-		}
-	}
+	rule := refFirst(p, in, cl)
 	name := ""
 	if rule != nil {
 		name = rule.Name
 	}
-
-	worst := Allowed
-	for _, a := range cl.Accesses {
-		c := Table(in.Level, a.Capability)
-		if c == Denied || (c == ApprovalRequired && worst == Allowed) {
-			worst = c
-		}
-	}
-	hasExec := false
-	for _, a := range cl.Accesses {
-		if a.Capability == CodeExec {
-			hasExec = true
-		}
-	}
-	var out Outcome
-	switch {
-	case rule != nil && rule.Action == Deny:
-		out = Deny
-	case worst == Denied:
-		out = Deny
-	case rule != nil && rule.Action == Ask:
-		out = Ask
-	case rule != nil && rule.Action == Allow:
-		out = Allow
-	case hasExec && p.Shell == Deny:
-		out = Deny
-	case hasExec && p.Shell == Allow:
-		out = Allow
-	case worst == Allowed:
-		out = Allow
-	default:
-		out = Ask
-	}
+	out := refCombine(in, cl, rule, p.Shell)
 	if out == Ask && (rule == nil || rule.Action == Ask) && grants != nil && refCovered(in, cl, grants, rule != nil) {
 		out = Allow
 	}
@@ -81,6 +36,163 @@ func refEvaluate(p *Policy, in Input, grants GrantChecker) (Outcome, string) {
 		out = cl.Floor
 	}
 	return out, name
+}
+
+// refFirst is the highest-priority matching rule among the file's rules
+// and those of the first profile whose channel and sender match the
+// request ("*" matches any); among equal priorities, a profile rule
+// before a file rule, then the earliest in the file.
+func refFirst(p *Policy, in Input, cl Classification) *Rule {
+	var candidates []Rule
+	for _, pr := range p.Profiles {
+		if (pr.Channel == "*" || pr.Channel == in.Channel) && (pr.Sender == "*" || pr.Sender == in.Sender) {
+			candidates = append(candidates, pr.Rules...)
+			break
+		}
+	}
+	candidates = append(candidates, p.Rules...)
+	slices.SortStableFunc(candidates, func(a, b Rule) int {
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line - b.Pos.Line
+		}
+		return a.Pos.Col - b.Pos.Col
+	})
+	var rule *Rule
+	for i := range candidates {
+		r := &candidates[i]
+		if !refRuleMatches(r, in, cl) {
+			continue
+		}
+		if rule == nil || r.Priority > rule.Priority || r.Priority == rule.Priority && r.profile != "" && rule.profile == "" {
+			rule = r
+		}
+	}
+	return rule
+}
+
+// refLevel is a stack's level for an identity: the user file's, or its
+// matching profile's, lowered by any level the system or project file
+// writes for the identity.
+func refLevel(sys, user, proj *Policy, channel, sender string) Level {
+	of := func(p *Policy) (Level, bool) {
+		for _, pr := range p.Profiles {
+			if (pr.Channel == "*" || pr.Channel == channel) && (pr.Sender == "*" || pr.Sender == sender) {
+				if pr.Level != nil {
+					return *pr.Level, true
+				}
+				break
+			}
+		}
+		return p.Level, p.has(setLevel)
+	}
+	l, _ := of(user)
+	for _, p := range []*Policy{sys, proj} {
+		if p == nil {
+			continue
+		}
+		if x, wrote := of(p); wrote && x < l {
+			l = x
+		}
+	}
+	return l
+}
+
+// refCombine is the decision without grants and floor.
+func refCombine(in Input, cl Classification, rule *Rule, shell Outcome) Outcome {
+	worst := Allowed
+	for _, a := range cl.Accesses {
+		c := Table(in.Level, a.Capability)
+		if c == Denied || (c == ApprovalRequired && worst == Allowed) {
+			worst = c
+		}
+	}
+	hasExec := refHasExec(cl)
+	switch {
+	case rule != nil && rule.Action == Deny:
+		return Deny
+	case worst == Denied:
+		return Deny
+	case rule != nil && rule.Action == Ask:
+		return Ask
+	case rule != nil && rule.Action == Allow:
+		return Allow
+	case hasExec && shell == Deny:
+		return Deny
+	case hasExec && shell == Allow:
+		return Allow
+	case worst == Allowed:
+		return Allow
+	}
+	return Ask
+}
+
+func refHasExec(cl Classification) bool {
+	for _, a := range cl.Accesses {
+		if a.Capability == CodeExec {
+			return true
+		}
+	}
+	return false
+}
+
+// refStack is Merge's documented decision for a stack, as plain steps:
+// the stricter of the system's and user's first matching rules, combined
+// with the table and their defaults.shell; then the project's first
+// matching deny or ask rule (or, when none of its rules matches, its
+// written defaults.shell on code:exec) as a floor; then grants and the
+// command's floor. It returns the outcome, the rule and its layer.
+func refStack(sys, user, proj *Policy, in Input, grants GrantChecker) (Outcome, string, Layer) {
+	cl := Classify(in.Command, in.Place)
+	var rule *Rule
+	var layer Layer
+	shell := user.Shell
+	if sys != nil {
+		if r := refFirst(sys, in, cl); r != nil {
+			rule, layer = r, LayerSystem
+		}
+		if sys.has(setShell) && sys.Shell.Restrictiveness() > shell.Restrictiveness() {
+			shell = sys.Shell
+		}
+	}
+	if r := refFirst(user, in, cl); r != nil && (rule == nil || r.Action.Restrictiveness() > rule.Action.Restrictiveness()) {
+		rule, layer = r, LayerUser
+	}
+	out := refCombine(in, cl, rule, shell)
+	askRule := rule != nil
+	name := ""
+	if rule != nil {
+		name = rule.Name
+	}
+	if proj != nil {
+		f := Allow
+		var fr *Rule
+		pr := refFirst(proj, in, cl)
+		switch {
+		case pr != nil && pr.Action != Allow:
+			f, fr = pr.Action, pr
+		case pr == nil && proj.has(setShell) && refHasExec(cl) && proj.Shell != Allow:
+			f = proj.Shell
+		}
+		if fr != nil {
+			askRule = true
+		}
+		if f.Restrictiveness() > out.Restrictiveness() {
+			out, name, layer = f, "", ""
+			if fr != nil {
+				name, layer = fr.Name, LayerProject
+			}
+		}
+	}
+	if out == Ask && grants != nil && refCovered(in, cl, grants, askRule) {
+		out = Allow
+	}
+	if cl.Floor.Restrictiveness() > out.Restrictiveness() {
+		out = cl.Floor
+	}
+	if name == "" {
+		layer = ""
+	}
+	return out, name, layer
 }
 
 // refCovered: every access that needs approval has a grant, and at least
@@ -441,50 +553,43 @@ func randCondition(r *rand.Rand) string {
 // rules:, with synonyms, default and explicit priorities.
 func randPolicy(r *rand.Rand) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "level: %s\ndefaults: {shell: %s}\n", pick(r, []string{"readonly", "supervised", "full"}), pick(r, []string{"ask", "ask", "deny", "allow"}))
+	if r.IntN(4) > 0 {
+		fmt.Fprintf(&b, "level: %s\n", pick(r, []string{"readonly", "supervised", "full"}))
+	}
+	if r.IntN(4) > 0 {
+		fmt.Fprintf(&b, "defaults: {shell: %s}\n", pick(r, []string{"ask", "ask", "deny", "allow"}))
+	}
 	lists := map[string][]string{}
 	n := 1 + r.IntN(12)
 	for i := range n {
-		var parts []string
-		parts = append(parts, fmt.Sprintf("name: r%d", i))
 		list := pick(r, []string{"rules", "rules", "allow", "ask", "deny"})
-		if list == "rules" {
-			parts = append(parts, "action: "+pick(r, []string{"allow", "ask", "deny", "auto_approve", "require_approval"}))
-		}
-		if r.IntN(3) > 0 {
-			parts = append(parts, fmt.Sprintf("priority: %d", r.IntN(5)-1))
-		}
-		matchers := 0
-		if r.IntN(3) == 0 {
-			words := []string{quote(pick(r, refProgs))}
-			for range r.IntN(2) {
-				words = append(words, quote(pick(r, refArgs)))
+		lists[list] = append(lists[list], "  - "+randRule(r, fmt.Sprintf("r%d", i), list == "rules")+"\n")
+	}
+	if r.IntN(4) == 0 {
+		b.WriteString("sandbox: " + randSandbox(r) + "\n")
+	}
+	if r.IntN(3) == 0 {
+		b.WriteString("profiles:\n")
+		seen := map[string]bool{}
+		for i := range 1 + r.IntN(3) {
+			ch, snd := pick(r, []string{"cli", "telegram", "*"}), pick(r, []string{"ann", "bob", "*"})
+			if seen[ch+"/"+snd] {
+				continue
 			}
-			parts = append(parts, "command: {argv_prefix: ["+strings.Join(words, ", ")+"]}")
-			matchers++
-		}
-		if r.IntN(6) == 0 {
-			parts = append(parts, "capability: "+string(pick(r, []Capability{FSRead, FSWrite, NetworkHTTP, CodeExec})))
-			matchers++
-		}
-		if r.IntN(8) == 0 {
-			parts = append(parts, "targets: workspace")
-			matchers++
-		}
-		if matchers == 0 || r.IntN(2) == 0 {
-			seen := map[string]bool{}
-			var conds []string
-			for range 1 + r.IntN(3) {
-				c := randCondition(r)
-				key := c[:strings.Index(c, ":")]
-				if !seen[key] {
-					seen[key] = true
-					conds = append(conds, c)
+			seen[ch+"/"+snd] = true
+			parts := []string{"channel: " + quote(ch), "sender: " + quote(snd)}
+			if r.IntN(2) == 0 {
+				parts = append(parts, "level: "+pick(r, []string{"readonly", "supervised", "full"}))
+			}
+			if len(parts) == 2 || r.IntN(3) > 0 {
+				var rules []string
+				for j := range 1 + r.IntN(4) {
+					rules = append(rules, randRule(r, fmt.Sprintf("p%d-%d", i, j), true))
 				}
+				parts = append(parts, "rules: ["+strings.Join(rules, ", ")+"]")
 			}
-			parts = append(parts, "conditions: {"+strings.Join(conds, ", ")+"}")
+			b.WriteString("  - {" + strings.Join(parts, ", ") + "}\n")
 		}
-		lists[list] = append(lists[list], "  - {"+strings.Join(parts, ", ")+"}\n")
 	}
 	for _, l := range []string{"deny", "rules", "allow", "ask"} {
 		if len(lists[l]) > 0 {
@@ -492,6 +597,86 @@ func randPolicy(r *rand.Rand) string {
 		}
 	}
 	return b.String()
+}
+
+// randRule writes one rule as a flow mapping, with an action when it is
+// not in an allow, ask or deny list.
+func randRule(r *rand.Rand, name string, withAction bool) string {
+	var parts []string
+	parts = append(parts, "name: "+name)
+	if withAction {
+		parts = append(parts, "action: "+pick(r, []string{"allow", "ask", "deny", "auto_approve", "require_approval"}))
+	}
+	if r.IntN(3) > 0 {
+		parts = append(parts, fmt.Sprintf("priority: %d", r.IntN(5)-1))
+	}
+	matchers := 0
+	if r.IntN(3) == 0 {
+		words := []string{quote(pick(r, refProgs))}
+		for range r.IntN(2) {
+			words = append(words, quote(pick(r, refArgs)))
+		}
+		parts = append(parts, "command: {argv_prefix: ["+strings.Join(words, ", ")+"]}")
+		matchers++
+	}
+	if r.IntN(6) == 0 {
+		parts = append(parts, "capability: "+string(pick(r, []Capability{FSRead, FSWrite, NetworkHTTP, CodeExec})))
+		matchers++
+	}
+	if r.IntN(8) == 0 {
+		parts = append(parts, "targets: workspace")
+		matchers++
+	}
+	if matchers == 0 || r.IntN(2) == 0 {
+		seen := map[string]bool{}
+		var conds []string
+		for range 1 + r.IntN(3) {
+			c := randCondition(r)
+			key := c[:strings.Index(c, ":")]
+			if !seen[key] {
+				seen[key] = true
+				conds = append(conds, c)
+			}
+		}
+		parts = append(parts, "conditions: {"+strings.Join(conds, ", ")+"}")
+	}
+	if r.IntN(8) == 0 {
+		parts = append(parts, "sandbox: "+randSandbox(r))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// randSandbox writes a sandbox section that loads.
+func randSandbox(r *rand.Rand) string {
+	var kv []string
+	paths := func() string {
+		var ps []string
+		for range r.IntN(3) {
+			ps = append(ps, quote(pick(r, []string{"~/.m2", "/srv/data", "~/.cache/x/", "/opt/tools"})))
+		}
+		return "[" + strings.Join(ps, ", ") + "]"
+	}
+	ports := func() string {
+		var ps []string
+		for range r.IntN(3) {
+			ps = append(ps, pick(r, []string{"22", "443", "5432", "8080"}))
+		}
+		return "[" + strings.Join(ps, ", ") + "]"
+	}
+	for _, k := range []string{"read", "write", "ports", "bind", "network", "required"} {
+		if r.IntN(2) == 0 {
+			continue
+		}
+		switch k {
+		case "read", "write":
+			kv = append(kv, k+": "+paths())
+		case "ports", "bind":
+			kv = append(kv, k+": "+ports())
+		default:
+			kv = append(kv, k+": "+pick(r, []string{"true", "false"}))
+		}
+	}
+	return "{" + strings.Join(kv, ", ") + "}"
 }
 
 func randCommand(r *rand.Rand) shellparse.Command {
@@ -561,7 +746,7 @@ func TestReferenceEvaluator(t *testing.T) {
 	const policies, perPolicy = 2000, 50
 	r := rand.New(rand.NewPCG(4, 2026))
 	ctx := context.Background()
-	mismatches, matched, byRule := 0, 0, 0
+	mismatches, matched, byRule, byProfile := 0, 0, 0, 0
 	for range policies {
 		src := randPolicy(r)
 		p, err := Parse("rand.yaml", []byte(src))
@@ -570,6 +755,10 @@ func TestReferenceEvaluator(t *testing.T) {
 		}
 		linear := *p
 		linear.index = nil
+		linear.Profiles = slices.Clone(p.Profiles)
+		for i := range linear.Profiles {
+			linear.Profiles[i].index = nil
+		}
 		for range perPolicy {
 			in, g := randInput(r)
 			want, wantRule := refEvaluate(p, in, g)
@@ -592,18 +781,80 @@ func TestReferenceEvaluator(t *testing.T) {
 			}
 			if wantRule != "" {
 				matched++
+				if strings.HasPrefix(wantRule, "p") {
+					byProfile++
+				}
 			}
 			if want == Allow {
 				byRule++
 			}
 		}
 	}
-	t.Logf("%d pairs, %d with a matching rule, %d allowed, %d mismatches", policies*perPolicy, matched, byRule, mismatches)
+	t.Logf("%d pairs, %d with a matching rule (%d of a profile), %d allowed, %d mismatches", policies*perPolicy, matched, byProfile, byRule, mismatches)
+	if byProfile < policies*perPolicy/100 {
+		t.Fatalf("only %d pairs matched a profile rule", byProfile)
+	}
 	if mismatches > 0 {
 		t.Fatalf("%d mismatches", mismatches)
 	}
 	// The pairs must exercise rules, not only the table.
 	if matched < policies*perPolicy/5 {
 		t.Fatalf("only %d pairs matched a rule", matched)
+	}
+}
+
+// TestReferenceStack compares the evaluation of stacks built by Merge with
+// refStack on random (system, user, project, request) quadruples.
+func TestReferenceStack(t *testing.T) {
+	const stacks, perStack = 1000, 30
+	r := rand.New(rand.NewPCG(5, 2026))
+	ctx := context.Background()
+	mismatches, matched, filtered := 0, 0, 0
+	for range stacks {
+		srcs := [3]string{randPolicy(r), randPolicy(r), randPolicy(r)}
+		var ps [3]*Policy
+		for i, src := range srcs {
+			ps[i] = mustParseAs(t, []string{"system.yaml", "user.yaml", "project.yaml"}[i], src)
+		}
+		if r.IntN(4) == 0 {
+			ps[0] = nil
+		}
+		m, _ := Merge(ps[0], ps[1], ps[2])
+		for range perStack {
+			in, g := randInput(r)
+			in.Level = m.LevelFor(in.Channel, in.Sender)
+			if want := refLevel(ps[0], ps[1], ps[2], in.Channel, in.Sender); in.Level != want {
+				t.Fatalf("LevelFor(%s, %s) = %s, want %s", in.Channel, in.Sender, in.Level, want)
+			}
+			want, wantRule, wantLayer := refStack(ps[0], ps[1], ps[2], in, g)
+			res, err := m.Evaluate(ctx, in, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rule, layer := "", Layer("")
+			if res.Rule != nil {
+				rule, layer = res.Rule.Name, res.Rule.Layer
+			}
+			if res.Outcome != want || rule != wantRule || layer != wantLayer {
+				mismatches++
+				if mismatches <= 5 {
+					t.Errorf("mismatch: %s at %s\n got %s rule %q (%s) %s\nwant %s rule %q (%s)\nsystem:\n%s\nuser:\n%s\nproject:\n%s",
+						in.Command.String(), in.Level, res.Outcome, rule, layer, res.Reason, want, wantRule, wantLayer, srcs[0], srcs[1], srcs[2])
+				}
+			}
+			if wantRule != "" {
+				matched++
+			}
+			if wantLayer == LayerProject {
+				filtered++
+			}
+		}
+	}
+	t.Logf("%d pairs, %d with a rule, %d decided by a project rule, %d mismatches", stacks*perStack, matched, filtered, mismatches)
+	if mismatches > 0 {
+		t.Fatalf("%d mismatches", mismatches)
+	}
+	if filtered < stacks*perStack/50 {
+		t.Fatalf("only %d pairs decided by a project rule", filtered)
 	}
 }

@@ -168,8 +168,15 @@ func (l GrantList) CoveringGrant(_ context.Context, channel, sender string, c Ca
 	return Grant{}, false, nil
 }
 
+// exampleDefaults are the level and identity of an example that does not
+// give its own: the policy's level, cli and user, or a profile's.
+type exampleDefaults struct {
+	level           Level
+	channel, sender string
+}
+
 // checkExamples evaluates a rule on its match and not_match examples.
-func checkExamples(p *Policy, r *Rule) []*Error {
+func checkExamples(r *Rule, def exampleDefaults) []*Error {
 	var errs []*Error
 	at := func(ex Example, msg string) {
 		errs = append(errs, &Error{File: ex.Pos.File, Line: ex.Pos.Line, Col: ex.Pos.Col, Msg: msg})
@@ -179,7 +186,7 @@ func checkExamples(p *Policy, r *Rule) []*Error {
 		want bool
 	}{{r.Match, true}, {r.NotMatch, false}} {
 		for _, ex := range set.list {
-			got, err := exampleMatches(p, r, ex)
+			got, err := exampleMatches(r, ex, def)
 			switch {
 			case err != nil:
 				at(ex, fmt.Sprintf("example %q: %v", ex.Command, err))
@@ -195,7 +202,7 @@ func checkExamples(p *Policy, r *Rule) []*Error {
 
 // exampleMatches reports whether the rule matches any command of the
 // example, run in ExampleCwd (or the example's cwd) with ExampleHome.
-func exampleMatches(p *Policy, r *Rule, ex Example) (bool, error) {
+func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 	cwd := ex.Cwd
 	if cwd == "" {
 		cwd = ExampleCwd
@@ -212,16 +219,16 @@ func exampleMatches(p *Policy, r *Rule, ex Example) (bool, error) {
 	if within(ExampleCwd, cwd) {
 		ws = ExampleCwd
 	}
-	level := p.Level
+	level := def.level
 	if ex.Level != nil {
 		level = *ex.Level
 	}
 	ch, snd := ex.Channel, ex.Sender
 	if ch == "" {
-		ch = "cli"
+		ch = def.channel
 	}
 	if snd == "" {
-		snd = "user"
+		snd = def.sender
 	}
 	pl := PlaceOf(script, cwd, ExampleHome)
 	for _, c := range script.Commands {

@@ -1,0 +1,416 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// SandboxConfig is a policy's sandbox: section, a rule's sandbox:
+// override, or (from SandboxFor) the sandbox of one request.
+//
+//	sandbox:
+//	  read: [~/.m2, /srv/data]    # extra trees the command may read
+//	  write: [~/.cache/bazel]     # extra trees the command may read and write
+//	  ports: [443, 22]            # the only TCP ports it may connect to (none listed: any)
+//	  bind: [8080]                # the only TCP ports it may bind (none listed: any)
+//	  network: false              # TCP always (true) or never (false); unset: as decided
+//	  required: true              # refuse to run where the sandbox cannot be enforced
+//
+// Paths are absolute or start with "~/" (the user's home; see ExpandHome).
+// Ports are from 1 to 65535. Ports and bind matter only when the command
+// has network.
+type SandboxConfig struct {
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
+	Ports []uint16 `json:"ports,omitempty"`
+	Bind  []uint16 `json:"bind,omitempty"`
+	// Network, when set, overrides the decision: true lets every command
+	// of the request open TCP connections, false lets none. When unset, a
+	// request has network when one of its commands was classified
+	// network:http. In a config returned by SandboxFor it is always set.
+	Network  *bool `json:"network,omitempty"`
+	Required bool  `json:"required,omitempty"`
+	Pos      Pos   `json:"pos"`
+}
+
+// IsZero reports whether the section sets nothing.
+func (c SandboxConfig) IsZero() bool {
+	return len(c.Read) == 0 && len(c.Write) == 0 && len(c.Ports) == 0 && len(c.Bind) == 0 && c.Network == nil && !c.Required
+}
+
+// HasNetwork reports whether the config lets the command open TCP
+// connections: Network is set and true.
+func (c SandboxConfig) HasNetwork() bool { return c.Network != nil && *c.Network }
+
+// ExpandHome returns the config with every "~/" path made absolute under
+// home.
+func (c SandboxConfig) ExpandHome(home string) SandboxConfig {
+	exp := func(ps []string) []string {
+		if ps == nil {
+			return nil
+		}
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			if rest, ok := strings.CutPrefix(p, "~/"); ok {
+				p = path.Join(home, rest)
+			}
+			out[i] = p
+		}
+		return out
+	}
+	c.Read, c.Write = exp(c.Read), exp(c.Write)
+	return c
+}
+
+// SandboxOverride is the sandbox: override of a rule that matched a
+// command, as recorded in the command's Result.
+type SandboxOverride struct {
+	Rule    string        `json:"rule"`
+	Layer   Layer         `json:"layer,omitempty"`
+	Profile string        `json:"profile,omitempty"`
+	Config  SandboxConfig `json:"config"`
+}
+
+// SandboxFor is the sandbox of one request, from the Results of its
+// commands (as Evaluate returned them, from this policy) and the policy's
+// sandbox: section. The request runs in one sandbox, so the commands'
+// needs are combined:
+//
+//   - read and write: the section's paths and those of the override of
+//     every rule that matched a command (the rule Result.Rule names, or,
+//     for a stack, each layer's matching rule that counted);
+//   - ports and bind: allow-lists. An empty list is no limit; a rule's
+//     ports add to the section's list and cannot open ports when the
+//     section sets none (every port is then open already);
+//   - network: the overrides of the matching rules decide when they set
+//     it (false when any says false, otherwise true); else the section's
+//     value; else the decision: true when a command has a network:http
+//     access;
+//   - required: when the section or any override says so.
+//
+// For a stack built by Merge, each layer's section and overrides are
+// combined as above and the layers then as Merge documents: extra paths
+// come only from the system and user layers, port lists are intersected
+// (no common port: no network), network is false when any layer says
+// false and true only when the system or user layer says so, and
+// required holds when any layer requires it.
+//
+// The config returned has Network set; its paths keep "~/" (ExpandHome).
+func (p *Policy) SandboxFor(results []Result) SandboxConfig {
+	layers := p.layers
+	if len(layers) == 0 {
+		layers = []*Policy{p}
+	}
+	var out SandboxConfig
+	decided := false
+	for _, r := range results {
+		for _, a := range r.Accesses {
+			decided = decided || a.Capability == NetworkHTTP
+		}
+	}
+	var netFalse, netTrue, closed bool
+	var ports, bind []uint16
+	portsSet, bindSet := false, false
+	for _, l := range layers {
+		lc := l.layerSandbox(results)
+		trusted := l.Layer != LayerProject
+		if trusted {
+			out.Read = appendNew(out.Read, lc.Read...)
+			out.Write = appendNew(out.Write, lc.Write...)
+		}
+		out.Required = out.Required || lc.Required
+		if lc.Network != nil {
+			if !*lc.Network {
+				netFalse = true
+			} else if trusted {
+				netTrue = true
+			}
+		}
+		ports, portsSet, closed = intersectPorts(ports, portsSet, lc.Ports, closed)
+		bind, bindSet, closed = intersectPorts(bind, bindSet, lc.Bind, closed)
+	}
+	out.Ports, out.Bind = ports, bind
+	net := decided
+	switch {
+	case netFalse || closed:
+		net = false
+	case netTrue:
+		net = true
+	}
+	out.Network = &net
+	return out
+}
+
+// layerSandbox combines one policy's section with the overrides, recorded
+// in results, of its own rules. Network stays unset when neither sets it.
+func (p *Policy) layerSandbox(results []Result) SandboxConfig {
+	top := p.Sandbox
+	out := SandboxConfig{Network: top.Network, Required: top.Required}
+	out.Read = appendNew(nil, top.Read...)
+	out.Write = appendNew(nil, top.Write...)
+	out.Ports = appendPorts(nil, top.Ports...)
+	out.Bind = appendPorts(nil, top.Bind...)
+	var ruleFalse, ruleTrue bool
+	for _, r := range results {
+		for _, o := range r.Sandbox {
+			if o.Layer != p.Layer {
+				continue
+			}
+			c := o.Config
+			out.Read = appendNew(out.Read, c.Read...)
+			out.Write = appendNew(out.Write, c.Write...)
+			if len(top.Ports) > 0 {
+				out.Ports = appendPorts(out.Ports, c.Ports...)
+			}
+			if len(top.Bind) > 0 {
+				out.Bind = appendPorts(out.Bind, c.Bind...)
+			}
+			out.Required = out.Required || c.Required
+			if c.Network != nil {
+				if *c.Network {
+					ruleTrue = true
+				} else {
+					ruleFalse = true
+				}
+			}
+		}
+	}
+	switch {
+	case ruleFalse:
+		f := false
+		out.Network = &f
+	case ruleTrue:
+		t := true
+		out.Network = &t
+	}
+	return out
+}
+
+// intersectPorts narrows an allow-list (set: some layer gave one) by
+// another; an empty list is no limit. closed becomes true when two lists
+// have no port in common.
+func intersectPorts(acc []uint16, set bool, next []uint16, closed bool) ([]uint16, bool, bool) {
+	if len(next) == 0 {
+		return acc, set, closed
+	}
+	if !set {
+		return appendPorts(nil, next...), true, closed
+	}
+	var out []uint16
+	for _, p := range acc {
+		if slices.Contains(next, p) {
+			out = append(out, p)
+		}
+	}
+	return out, true, closed || len(out) == 0
+}
+
+func appendNew(dst []string, src ...string) []string {
+	for _, s := range src {
+		if !slices.Contains(dst, s) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// appendPorts adds ports not yet listed, keeping the list sorted.
+func appendPorts(dst []uint16, src ...uint16) []uint16 {
+	for _, p := range src {
+		if i, found := slices.BinarySearch(dst, p); !found {
+			dst = slices.Insert(dst, i, p)
+		}
+	}
+	return dst
+}
+
+const sandboxKeys = "read, write, ports, bind, network or required"
+
+// sandbox decodes a sandbox: section or a rule's override.
+func (d *decoder) sandbox(n *yaml.Node) (SandboxConfig, *Error) {
+	sc := SandboxConfig{Pos: Pos{File: d.file, Line: n.Line, Col: n.Column}}
+	if n.Kind != yaml.MappingNode {
+		return sc, d.errAt(n, "sandbox must be a mapping, e.g. {write: [~/.cache/bazel], ports: [443]}")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "read", "write":
+			ps, err := d.sandboxPaths(v, k.Value)
+			if err != nil {
+				return sc, err
+			}
+			if k.Value == "read" {
+				sc.Read = ps
+			} else {
+				sc.Write = ps
+			}
+		case "ports", "bind":
+			ps, err := d.ports(v, k.Value)
+			if err != nil {
+				return sc, err
+			}
+			if k.Value == "ports" {
+				sc.Ports = ps
+			} else {
+				sc.Bind = ps
+			}
+		case "network":
+			b, err := d.boolean(v)
+			if err != nil {
+				return sc, err
+			}
+			sc.Network = &b
+		case "required":
+			b, err := d.boolean(v)
+			if err != nil {
+				return sc, err
+			}
+			sc.Required = b
+		default:
+			return sc, d.errAt(k, fmt.Sprintf("unknown key %q in sandbox (want %s)", k.Value, sandboxKeys))
+		}
+	}
+	return sc, nil
+}
+
+// sandboxPaths reads a list of absolute or ~/ paths, cleaned.
+func (d *decoder) sandboxPaths(n *yaml.Node, key string) ([]string, *Error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, d.errAt(n, fmt.Sprintf("sandbox %s must be a list of paths, e.g. [~/.m2, /srv/data]", key))
+	}
+	var out []string
+	for _, e := range n.Content {
+		s, err := d.strict(e)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "~/") {
+			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q must be absolute or start with ~/", s))
+		}
+		if slices.Contains(strings.Split(s, "/"), "..") {
+			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q must not contain \"..\"; write the directory it means", s))
+		}
+		c := path.Clean(s)
+		switch c {
+		case "/":
+			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q grants the whole filesystem; name the directories the commands need", s))
+		case "~":
+			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q grants the whole home directory, secrets included; name the directories the commands need", s))
+		}
+		out = appendNew(out, c)
+	}
+	return out, nil
+}
+
+// ports reads a list of TCP ports.
+func (d *decoder) ports(n *yaml.Node, key string) ([]uint16, *Error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, d.errAt(n, fmt.Sprintf("sandbox %s must be a list of TCP ports, e.g. [443, 8080]", key))
+	}
+	var out []uint16
+	for _, e := range n.Content {
+		v, err := d.integer(e, -1<<31, 1<<31)
+		if err != nil {
+			return nil, err
+		}
+		if v < 1 || v > 65535 {
+			return nil, d.errAt(e, fmt.Sprintf("port %d is out of range (1 to 65535)", v))
+		}
+		out = appendPorts(out, uint16(v))
+	}
+	return out, nil
+}
+
+// boolean reads true or false.
+func (d *decoder) boolean(n *yaml.Node) (bool, *Error) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		return false, d.errAt(n, fmt.Sprintf("expected true or false, found %q", n.Value))
+	}
+	return strings.EqualFold(n.Value, "true"), nil
+}
+
+// sandboxNode writes a sandbox section in canonical form.
+func sandboxNode(c SandboxConfig, flow bool) *yaml.Node {
+	plain := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if flow {
+		m.Style = yaml.FlowStyle
+	}
+	for _, kv := range []struct {
+		k  string
+		ps []string
+	}{{"read", c.Read}, {"write", c.Write}} {
+		if len(kv.ps) == 0 {
+			continue
+		}
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for _, p := range kv.ps {
+			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: p, Style: yaml.DoubleQuotedStyle})
+		}
+		m.Content = append(m.Content, plain(kv.k), seq)
+	}
+	for _, kv := range []struct {
+		k  string
+		ps []uint16
+	}{{"ports", c.Ports}, {"bind", c.Bind}} {
+		if len(kv.ps) == 0 {
+			continue
+		}
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for _, p := range kv.ps {
+			seq.Content = append(seq.Content, numNode(fmt.Sprint(p)))
+		}
+		m.Content = append(m.Content, plain(kv.k), seq)
+	}
+	boolNode := func(b bool) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(b)} }
+	if c.Network != nil {
+		m.Content = append(m.Content, plain("network"), boolNode(*c.Network))
+	}
+	if c.Required {
+		m.Content = append(m.Content, plain("required"), boolNode(true))
+	}
+	if len(m.Content) == 0 {
+		m.Style = yaml.FlowStyle
+	}
+	return m
+}
+
+// lintSandbox warns about sandbox settings that can have no effect.
+func lintSandbox(p *Policy) []Diagnostic {
+	var out []Diagnostic
+	warn := func(pos Pos, msg string) {
+		out = append(out, Diagnostic{Pos: pos, Severity: SeverityWarning, Msg: msg})
+	}
+	top := p.Sandbox
+	if top.Network != nil && !*top.Network && len(top.Bind) > 0 {
+		warn(top.Pos, "sandbox bind has no effect with network: false")
+	}
+	each := func(r *Rule) {
+		sc := r.Sandbox
+		if sc == nil {
+			return
+		}
+		switch {
+		case r.Action == Deny:
+			warn(sc.Pos, fmt.Sprintf("the sandbox of rule %q has no effect: a command it denies never runs", r.Name))
+		case len(sc.Ports) > 0 && len(top.Ports) == 0:
+			warn(sc.Pos, fmt.Sprintf("the ports of rule %q add to the top-level sandbox ports, which sets none: every port is already open when the command has network", r.Name))
+		case len(sc.Bind) > 0 && len(top.Bind) == 0:
+			warn(sc.Pos, fmt.Sprintf("the bind ports of rule %q add to the top-level sandbox bind, which sets none: every port may already be bound when the command has network", r.Name))
+		}
+	}
+	for i := range p.Rules {
+		each(&p.Rules[i])
+	}
+	for i := range p.Profiles {
+		for j := range p.Profiles[i].Rules {
+			each(&p.Profiles[i].Rules[j])
+		}
+	}
+	return out
+}

@@ -1,0 +1,184 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+func TestSandboxSectionParses(t *testing.T) {
+	p := mustParse(t, `sandbox:
+  read: [~/.m2/, /srv/data, /srv/data]
+  write: ["~/.cache/bazel"]
+  ports: [443, 22, 443]
+  bind: [8080]
+  network: false
+  required: true
+allow:
+  - name: bazel
+    command: {argv_prefix: [bazel]}
+    sandbox: {write: [/opt/bazel-out], network: true}
+`)
+	s := p.Sandbox
+	if !slices.Equal(s.Read, []string{"~/.m2", "/srv/data"}) || !slices.Equal(s.Write, []string{"~/.cache/bazel"}) ||
+		!slices.Equal(s.Ports, []uint16{22, 443}) || !slices.Equal(s.Bind, []uint16{8080}) ||
+		s.Network == nil || *s.Network || !s.Required || s.Pos.Line != 2 {
+		t.Fatalf("section = %+v", s)
+	}
+	r := p.Rules[0].Sandbox
+	if r == nil || !slices.Equal(r.Write, []string{"/opt/bazel-out"}) || !r.HasNetwork() || r.Required {
+		t.Fatalf("rule override = %+v", r)
+	}
+	if got := s.ExpandHome("/home/ann"); !slices.Equal(got.Read, []string{"/home/ann/.m2", "/srv/data"}) || got.Write[0] != "/home/ann/.cache/bazel" || s.Read[0] != "~/.m2" {
+		t.Fatalf("ExpandHome = %+v (original %+v)", got, s)
+	}
+	if !(SandboxConfig{}).IsZero() || s.IsZero() {
+		t.Fatal("IsZero")
+	}
+}
+
+// results evaluates each command and returns the Results, as the gate
+// holds them for one request.
+func results(t *testing.T, p *Policy, l Level, cmds ...shellparse.Command) []Result {
+	t.Helper()
+	var out []Result
+	for _, c := range cmds {
+		in := input(c, l)
+		res, err := p.Evaluate(context.Background(), in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// TestSandboxForRequest pins how a request's sandbox is combined from the
+// section and the overrides of the rules that matched its commands.
+func TestSandboxForRequest(t *testing.T) {
+	p := mustParse(t, `sandbox:
+  read: [~/.m2]
+  ports: [443]
+rules:
+  - {name: psql, action: ask, command: {argv_prefix: [psql]}, sandbox: {network: true, ports: [5432], write: [/srv/pg]}}
+  - {name: bazel, action: allow, command: {argv_prefix: [bazel]}, sandbox: {write: [~/.cache/bazel], required: true}}
+  - {name: offline, action: allow, command: {argv_prefix: [make, offline]}, sandbox: {network: false}}
+  - {name: no curl, action: deny, command: {argv_prefix: [curl, -k]}, sandbox: {write: [/x]}}
+`)
+	open := p.Sandbox
+	open.Ports = nil
+	noPorts := &Policy{Sandbox: open, Rules: p.Rules}
+	cases := []struct {
+		name     string
+		p        *Policy
+		cmds     []shellparse.Command
+		read     []string
+		write    []string
+		ports    []uint16
+		network  bool
+		required bool
+	}{
+		{"section only", p, []shellparse.Command{cmd("ls")}, []string{"~/.m2"}, nil, []uint16{443}, false, false},
+		{"decision gives network", p, []shellparse.Command{cmd("curl", "https://example.com")}, []string{"~/.m2"}, nil, []uint16{443}, true, false},
+		{"rule adds port, path and network", p, []shellparse.Command{cmd("psql", "-h", "db")}, []string{"~/.m2"}, []string{"/srv/pg"}, []uint16{443, 5432}, true, false},
+		{"union over commands", p, []shellparse.Command{cmd("psql"), cmd("bazel", "build")}, []string{"~/.m2"}, []string{"/srv/pg", "~/.cache/bazel"}, []uint16{443, 5432}, true, true},
+		{"a rule's false beats another's true", p, []shellparse.Command{cmd("psql"), cmd("make", "offline")}, []string{"~/.m2"}, []string{"/srv/pg"}, []uint16{443, 5432}, false, false},
+		{"a rule's false beats the decision", p, []shellparse.Command{cmd("curl", "https://x.org"), cmd("make", "offline")}, []string{"~/.m2"}, nil, []uint16{443}, false, false},
+		{"deny rule overrides are recorded but ports need a list", noPorts, []shellparse.Command{cmd("psql")}, []string{"~/.m2"}, []string{"/srv/pg"}, nil, true, false},
+	}
+	for _, tc := range cases {
+		got := tc.p.SandboxFor(results(t, tc.p, Full, tc.cmds...))
+		if !slices.Equal(got.Read, tc.read) || !slices.Equal(got.Write, tc.write) || !slices.Equal(got.Ports, tc.ports) ||
+			got.Network == nil || *got.Network != tc.network || got.Required != tc.required {
+			t.Errorf("%s: got %+v network %v", tc.name, got, got.Network != nil && *got.Network)
+		}
+	}
+	// A denied command's rule override is recorded in its Result; the
+	// gate never runs a denied request, so it never reaches a sandbox.
+	res := results(t, p, Full, cmd("curl", "-k", "https://x"))[0]
+	if res.Outcome != Deny || len(res.Sandbox) != 1 || res.Sandbox[0].Rule != "no curl" {
+		t.Fatalf("deny result %+v", res)
+	}
+}
+
+func TestSecuritySandboxDefaultsToTheDecision(t *testing.T) {
+	p := Default()
+	for _, tc := range []struct {
+		c    shellparse.Command
+		want bool
+	}{
+		{cmd("git", "status"), false},
+		{cmd("make", "test"), false},
+		{cmd("curl", "https://example.com"), true},
+	} {
+		got := p.SandboxFor(results(t, p, Full, tc.c))
+		if got.Network == nil || *got.Network != tc.want || len(got.Read)+len(got.Write)+len(got.Ports) != 0 || got.Required {
+			t.Errorf("%v: %+v", tc.c.Strings(), got)
+		}
+	}
+	if got := p.SandboxFor(nil); got.Network == nil || *got.Network {
+		t.Errorf("no command: %+v", got)
+	}
+}
+
+func TestLintSandboxWarnings(t *testing.T) {
+	src := `sandbox: {network: false, bind: [8080]}
+rules:
+  - {name: a, action: deny, command: {argv_prefix: [a]}, sandbox: {write: [/x]}}
+  - {name: b, action: allow, command: {argv_prefix: [b]}, sandbox: {ports: [5432]}}
+  - {name: c, action: ask, command: {argv_prefix: [c]}, sandbox: {network: true}}
+`
+	var got []string
+	for _, d := range Lint("p.yaml", []byte(src)) {
+		got = append(got, d.String())
+	}
+	want := []string{
+		"p.yaml:1:10: warning: sandbox bind has no effect with network: false",
+		`p.yaml:3:67: warning: the sandbox of rule "a" has no effect: a command it denies never runs`,
+		`p.yaml:4:68: warning: the ports of rule "b" add to the top-level sandbox ports, which sets none: every port is already open when the command has network`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestFormatKeepsSandbox(t *testing.T) {
+	p := mustParse(t, `sandbox: {read: [~/.m2], write: [/srv/w], ports: [443], bind: [8080], network: true, required: true}
+rules:
+  - {name: x, action: ask, command: {argv_prefix: [x]}, sandbox: {network: false, ports: [1]}}
+  - {name: y, action: ask, command: {argv_prefix: [y]}, sandbox: {}}
+`)
+	roundTrip(t, p)
+	out := string(Format(p))
+	for _, want := range []string{"sandbox:\n  read: [\"~/.m2\"]\n", "network: true\n  required: true\n", "sandbox: {ports: [1], network: false}", "sandbox: {}"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Format lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// ExamplePolicy_SandboxFor shows the sandbox of a request of two commands.
+func ExamplePolicy_SandboxFor() {
+	p, _ := Parse("policy.yaml", []byte(`sandbox:
+  read: [~/.m2]
+  ports: [443]
+allow:
+  - name: psql
+    command: {argv_prefix: [psql]}
+    sandbox: {network: true, ports: [5432]}
+`))
+	var rs []Result
+	for _, argv := range [][]string{{"psql", "-c", "select 1"}, {"ls"}} {
+		s, _ := shellparse.ParseArgv(argv, shellparse.Env{Home: "/home/me", Cwd: "/home/me/proj"})
+		r, _ := p.Evaluate(context.Background(), Input{Command: s.Commands[0], Place: Place{Dirs: []string{"/home/me/proj"}, Home: "/home/me"},
+			Workspace: "/home/me/proj", Level: Full}, nil)
+		rs = append(rs, r)
+	}
+	sb := p.SandboxFor(rs).ExpandHome("/home/me")
+	fmt.Println(sb.Read, sb.Ports, *sb.Network)
+	// Output: [/home/me/.m2] [443 5432] true
+}
