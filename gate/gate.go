@@ -138,6 +138,12 @@ type CommandDecision struct {
 	Guard     *vaglio.Hit        `json:"guard,omitempty"`
 	Policy    *policy.Result     `json:"policy,omitempty"`
 	Judge     *vaglio.Verdict    `json:"judge,omitempty"`
+	// Explain mode only: the guard's checks and the directories the
+	// command was checked from, and every rule considered (of Config.Extra
+	// too, after the configured policy's).
+	GuardChecks []string           `json:"guard_checks,omitempty"`
+	GuardDirs   []string           `json:"guard_dirs,omitempty"`
+	Rules       []policy.RuleTrace `json:"rules,omitempty"`
 }
 
 // Decision is the verdict on a whole request.
@@ -165,6 +171,9 @@ type Mode struct {
 	// SpendTicket lets an approved one-shot ticket turn this ask into allow
 	// (mnemos run does; policy check does not).
 	SpendTicket bool
+	// Explain records, for each command, the guard's checks and every rule
+	// considered (CommandDecision.GuardChecks, GuardDirs and Rules).
+	Explain bool
 }
 
 // Decide runs parse, guard, policy and judge over the request, combines the
@@ -172,7 +181,7 @@ type Mode struct {
 // and parks an ask as a pending approval. An error means the decision could
 // not be made or recorded; the caller must not run anything.
 func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, error) {
-	d := g.judge(ctx, req)
+	d := g.judge(ctx, req, mode.Explain)
 	if d.err != nil {
 		return d.Decision, d.err
 	}
@@ -220,11 +229,14 @@ func deny(d Decision, by, reason string) Decision {
 	return d
 }
 
-// level is the effective level: the policy's, lowered by the request.
+// level is the effective level: the policy's for the requester (a
+// profile's when one matches), lowered by the extra policy and the request.
 func (g *Gate) level(req Request) policy.Level {
-	l := g.cfg.Policy.Level
-	if g.cfg.Extra != nil && g.cfg.Extra.Level < l {
-		l = g.cfg.Extra.Level
+	l := g.cfg.Policy.LevelFor(req.Channel, req.Sender)
+	if g.cfg.Extra != nil {
+		if e := g.cfg.Extra.LevelFor(req.Channel, req.Sender); e < l {
+			l = e
+		}
 	}
 	if req.Level != nil && *req.Level < l {
 		l = *req.Level
@@ -232,7 +244,21 @@ func (g *Gate) level(req Request) policy.Level {
 	return l
 }
 
-func (g *Gate) judge(ctx context.Context, req Request) judged {
+// guardChecks names the guard's checks, as explain lists them.
+var guardChecks = []string{vaglio.CheckForbiddenPath, vaglio.CheckIrrecoverable, vaglio.CheckSelfTamper}
+
+// evaluate runs one policy over one command, recording the rules it
+// considered in explain mode.
+func evaluate(ctx context.Context, p *policy.Policy, in policy.Input, grants policy.GrantChecker, cd *CommandDecision, explain bool) (policy.Result, error) {
+	if !explain {
+		return p.Evaluate(ctx, in, grants)
+	}
+	res, trace, err := p.Explain(ctx, in, grants)
+	cd.Rules = append(cd.Rules, trace...)
+	return res, err
+}
+
+func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	lvl := g.level(req)
 	src := g.cfg.Policy.Source
 	if g.cfg.Extra != nil {
@@ -264,6 +290,9 @@ func (g *Gate) judge(ctx context.Context, req Request) judged {
 	worst := -1
 	for _, cmd := range script.Commands {
 		cd := CommandDecision{Command: cmd, Text: cmd.String()}
+		if explain {
+			cd.GuardChecks, cd.GuardDirs = guardChecks, place.Dirs
+		}
 		if hit, ok := g.guardHit(guard, cmd, place); ok {
 			h := hit
 			cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Guard = policy.Deny, "guard", "guard", &h
@@ -271,12 +300,12 @@ func (g *Gate) judge(ctx context.Context, req Request) judged {
 		} else {
 			in := policy.Input{Command: cmd, Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
 				Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason, Now: now}
-			res, err := g.cfg.Policy.Evaluate(ctx, in, grants)
+			res, err := evaluate(ctx, g.cfg.Policy, in, grants, &cd, explain)
 			if err != nil {
 				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
 			}
 			if g.cfg.Extra != nil {
-				extra, err := g.cfg.Extra.Evaluate(ctx, in, grants)
+				extra, err := evaluate(ctx, g.cfg.Extra, in, grants, &cd, explain)
 				if err != nil {
 					return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
 				}

@@ -247,6 +247,51 @@ func loadPolicy(p gate.Paths) (*policy.Policy, error) {
 	return policy.Load(p.PolicyFile)
 }
 
+// systemPolicyFile is where the administrator's policy is read from. It is
+// a variable only so that tests can point it at a file they own; nothing
+// in the product changes it.
+var systemPolicyFile = policy.SystemFile
+
+// loadLayers reads the policy stack: the system policy (honoured only when
+// root owns it and nobody else can write it; otherwise a warning and it is
+// left out), the user's policy (or the built-in default) and the project
+// policy of the workspace of cwd. An invalid file in any layer is an error:
+// nothing runs until it is fixed. Loosening attempts of lower layers are
+// ignored by construction (policy.Merge); `mnemos policy lint` reports
+// them.
+func (a *app) loadLayers(paths gate.Paths, cwd string) (*policy.Policy, error) {
+	user, err := loadPolicy(paths)
+	if err != nil {
+		return nil, err
+	}
+	system, err := policy.LoadSystem(systemPolicyFile)
+	if errors.Is(err, policy.ErrUntrustedSystemPolicy) {
+		fmt.Fprintf(a.io.err, "mnemos: warning: %v; it is not applied\n", err)
+		system, err = nil, nil
+	}
+	if err != nil {
+		return nil, layerError(err)
+	}
+	var project *policy.Policy
+	if cwd != "" {
+		if project, err = policy.LoadProject(policy.ProjectFile(gate.Workspace(cwd))); err != nil {
+			return nil, layerError(err)
+		}
+	}
+	merged, _ := policy.Merge(system, user, project)
+	return merged, nil
+}
+
+// layerError makes a policy file that cannot be used a configuration
+// error (exit 78).
+func layerError(err error) error {
+	var pe *policy.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &exitError{code: exitConfig, msg: err.Error(), hint: "fix or remove the file; nothing runs until then"}
+}
+
 // gate builds the gate once per process.
 func (a *app) gate() (*gate.Gate, error) {
 	if a.g != nil {
@@ -256,7 +301,8 @@ func (a *app) gate() (*gate.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol, err := loadPolicy(paths)
+	cwd, _ := os.Getwd()
+	pol, err := a.loadLayers(paths, cwd)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/mnemos-dev/mnemos/policy"
 )
@@ -12,7 +13,8 @@ import (
 // LintCmd is mnemos policy lint.
 type LintCmd struct {
 	JSON bool   `name:"json" help:"Print the diagnostics as one JSON array."`
-	File string `arg:"" optional:"" help:"The policy file to check (default: the configured policy file)." placeholder:"FILE"`
+	Layer string `help:"Lint the file as this layer of the stack: system, user or project; a user or project file is also checked against the layers above it, and every attempt to loosen them is a warning. Default: project for a .mnemos/policy.yaml, system for the system policy file, user otherwise." enum:"auto,system,user,project" default:"auto"`
+	File  string `arg:"" optional:"" help:"The policy file to check (default: the configured policy file)." placeholder:"FILE"`
 }
 
 // Run prints every error and warning as FILE:LINE:COL: message and exits
@@ -22,7 +24,10 @@ func (c *LintCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	diags := policy.Lint(name, src)
+	diags, err := c.lint(a, name, src)
+	if err != nil {
+		return err
+	}
 	if c.JSON {
 		if diags == nil {
 			diags = []policy.Diagnostic{}
@@ -55,6 +60,44 @@ func (c *LintCmd) Run(a *app) error {
 		fmt.Fprintf(a.io.out, "%s: ok (%s, %s)\n", name, plural(len(p.Rules), "rule"), plural(warns, "warning"))
 	}
 	return nil
+}
+
+// lint lints src as its layer, against the layers above it.
+func (c *LintCmd) lint(a *app, name string, src []byte) ([]policy.Diagnostic, error) {
+	layer := policy.Layer(c.Layer)
+	if c.Layer == "auto" {
+		layer = policy.LayerUser
+		abs, _ := filepath.Abs(name)
+		switch {
+		case name == policy.DefaultName:
+		case abs == systemPolicyFile:
+			layer = policy.LayerSystem
+		case filepath.Base(abs) == "policy.yaml" && filepath.Base(filepath.Dir(abs)) == ".mnemos":
+			layer = policy.LayerProject
+		}
+	}
+	var system, user *policy.Policy
+	if layer != policy.LayerSystem {
+		var err error
+		system, err = policy.LoadSystem(systemPolicyFile)
+		if errors.Is(err, policy.ErrUntrustedSystemPolicy) {
+			fmt.Fprintf(a.io.err, "mnemos: warning: %v; it is not applied\n", err)
+			system, err = nil, nil
+		}
+		if err != nil {
+			return nil, layerError(err)
+		}
+	}
+	if layer == policy.LayerProject {
+		paths, err := a.paths()
+		if err != nil {
+			return nil, err
+		}
+		if user, err = loadPolicy(paths); err != nil {
+			return nil, err
+		}
+	}
+	return policy.LintLayered(layer, system, user, name, src), nil
 }
 
 // source reads the named file, or the configured policy file, or the

@@ -20,6 +20,9 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mnemos": func() {
+			// Scripts own their system policy file; the real one in /etc
+			// is not read.
+			systemPolicyFile = os.Getenv("MNEMOS_TEST_SYSTEM_POLICY")
 			os.Exit(Main(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv))
 		},
 	})
@@ -41,6 +44,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("HOME", home)
 			env.Setenv("MNEMOS_HOME", filepath.Join(home, ".mnemos"))
 			env.Setenv("MNEMOS_SENDER", "dev")
+			env.Setenv("MNEMOS_TEST_SYSTEM_POLICY", filepath.Join(env.WorkDir, "etc", "mnemos", "policy.yaml"))
 			env.Setenv("XDG_CONFIG_HOME", "")
 			env.Setenv("XDG_STATE_HOME", "")
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -86,16 +90,17 @@ func TestScript(t *testing.T) {
 				cmd := exec.Command(prog, args[2:]...)
 				cmd.Dir = ts.MkAbs(".")
 				var env []string
-				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "TMPDIR", "GIT_CONFIG_NOSYSTEM"} {
+				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM"} {
 					env = append(env, k+"="+ts.Getenv(k))
 				}
 				cmd.Env = append(os.Environ(), env...)
-				out, _ := cmd.CombinedOutput()
+				// Its output is the script's stdout and stderr, as after exec.
+				cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
+				_ = cmd.Run()
 				got := cmd.ProcessState.ExitCode()
 				if ws, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); ok && ws.Signaled() {
 					got = -1
 				}
-				ts.Logf("%s", out)
 				if (got == want) == neg {
 					ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 				}

@@ -13,6 +13,7 @@ import (
 // PolicyCmd groups the policy subcommands.
 type PolicyCmd struct {
 	Check    CheckCmd    `cmd:"" help:"Decide a command without running it: mnemos policy check [--json] -- CMD [ARG...]. Exit 0 allow, 75 ask, 77 deny."`
+	Explain  ExplainCmd  `cmd:"" help:"Explain a decision step by step without running or recording anything: the parse, each unwrapping, each command's guard checks, accesses, table cells, every rule considered and why it did or did not match, the grants consulted, the decision."`
 	Registry RegistryCmd `cmd:"" help:"Print the 13 capabilities of the registry, one JSON line each."`
 	Table    TableCmd    `cmd:"" help:"Print the autonomy × capability table, one JSON line per level."`
 	Show     ShowCmd     `cmd:"" help:"Print which policy file applies and its rules."`
@@ -24,6 +25,7 @@ type PolicyCmd struct {
 type CheckCmd struct {
 	JSON    bool     `name:"json" help:"Print one JSON object."`
 	DryRun  bool     `help:"Record nothing and create no pending approval."`
+	Explain bool     `help:"Print the step-by-step trace of policy explain (with --json: the rules considered in each command)."`
 	Reason  string   `help:"Why the agent would run this command (shown to vaglio's judge)."`
 	Command []string `arg:"" passthrough:"" help:"The command to check, after --."`
 }
@@ -34,24 +36,21 @@ func (c *CheckCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	d, err := g.Decide(a.ctx, req, gate.Mode{DryRun: c.DryRun})
+	d, err := g.Decide(a.ctx, req, gate.Mode{DryRun: c.DryRun, Explain: c.Explain})
 	if err != nil {
 		return err
 	}
-	if c.JSON {
+	switch {
+	case c.JSON:
 		if err := writeJSON(a.io.out, d); err != nil {
 			return err
 		}
-	} else {
+	case c.Explain:
+		printExplanation(a.io.out, req, d)
+	default:
 		printDecision(a.io.out, d)
 	}
-	switch d.Outcome {
-	case policy.Allow:
-		return nil
-	case policy.Ask:
-		return quietExit(exitApproval)
-	}
-	return quietExit(exitDenied)
+	return decisionExit(d)
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -161,8 +160,27 @@ func (c *ShowCmd) Run(a *app) error {
 		return writeJSON(a.io.out, map[string]any{"source": p.Source, "level": p.Level.String(), "shell": p.Shell, "rules": p.Rules})
 	}
 	fmt.Fprintf(a.io.out, "policy: %s\nlevel: %s\ndefaults.shell: %s\n", p.Source, p.Level, p.Shell)
-	for _, r := range p.Rules {
-		fmt.Fprintf(a.io.out, "%6d  %-5s  %s\n", r.Priority, r.Action, r.Name)
+	layers := p.Layers()
+	if len(layers) == 0 {
+		layers = []*policy.Policy{p}
+	}
+	for _, l := range layers {
+		if l.Layer != "" {
+			fmt.Fprintf(a.io.out, "\n%s layer: %s\n", l.Layer, l.Source)
+		}
+		for _, r := range l.Rules {
+			fmt.Fprintf(a.io.out, "%6d  %-5s  %s\n", r.Priority, r.Action, r.Name)
+		}
+		for _, pr := range l.Profiles {
+			fmt.Fprintf(a.io.out, "profile %s (%s/%s)", pr.Name, pr.Channel, pr.Sender)
+			if pr.Level != nil {
+				fmt.Fprintf(a.io.out, " level %s", *pr.Level)
+			}
+			fmt.Fprintln(a.io.out)
+			for _, r := range pr.Rules {
+				fmt.Fprintf(a.io.out, "%6d  %-5s  %s\n", r.Priority, r.Action, r.Name)
+			}
+		}
 	}
 	return nil
 }
