@@ -12,7 +12,7 @@ import (
 
 // LintCmd is mnemos policy lint.
 type LintCmd struct {
-	JSON bool   `name:"json" help:"Print the diagnostics as one JSON array."`
+	JSON  bool   `name:"json" help:"Print the diagnostics as one JSON array."`
 	Layer string `help:"Lint the file as this layer of the stack: system, user or project; a user or project file is also checked against the layers above it, and every attempt to loosen them is a warning. Default: project for a .mnemos/policy.yaml, system for the system policy file, user otherwise." enum:"auto,system,user,project" default:"auto"`
 	File  string `arg:"" optional:"" help:"The policy file to check (default: the configured policy file)." placeholder:"FILE"`
 }
