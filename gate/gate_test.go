@@ -419,20 +419,6 @@ func TestRunWaitEndsOnRejection(t *testing.T) {
 	}
 }
 
-func BenchmarkDecideThreeCommands(b *testing.B) {
-	dir := b.TempDir()
-	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
-	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
-	req := Request{Argv: []string{"bash", "-c", "cd src && grep -rn TODO . | head -20"}, Cwd: dir, Channel: "cli", Sender: "dev"}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if d, err := g.Decide(ctx, req, Mode{DryRun: true}); err != nil || d.Outcome == policy.Deny {
-			b.Fatal(d.Reason, err)
-		}
-	}
-}
-
 // TestApprovalExpires: after its TTL a request cannot be approved, its
 // expired status persists, and the sweep records approval.expired.
 func TestApprovalExpires(t *testing.T) {

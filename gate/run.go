@@ -3,17 +3,24 @@ package gate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
+	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
 // Stdio are the streams handed to the gated command.
@@ -41,6 +48,12 @@ type RunResult struct {
 	Ran bool
 	// ExitCode is the command's exit status (128+N for signal N).
 	ExitCode int
+	// Hint, after a sandboxed command exited non-zero, names the paths and
+	// ports the command named that the sandbox refuses, and the policy
+	// snippet that grants each (or that none can): one or two lines,
+	// without the "mnemos: hint: " prefix. It is empty when the sandbox
+	// refuses nothing the command named.
+	Hint string
 }
 
 // Run decides and, if the decision is allow, runs the command with the
@@ -63,8 +76,8 @@ func (g *Gate) Run(ctx context.Context, req Request, stdio Stdio, opts RunOption
 	if dec.Outcome != policy.Allow {
 		return RunResult{Decision: dec}, nil
 	}
-	code, err := g.exec(ctx, req, dec, stdio, opts)
-	return RunResult{Decision: dec, Ran: err == nil || code >= 0, ExitCode: code}, err
+	code, hint, err := g.exec(ctx, req, dec, stdio, opts)
+	return RunResult{Decision: dec, Ran: err == nil || code >= 0, ExitCode: code, Hint: hint}, err
 }
 
 // wait polls the pending approval until it is resolved or expires; an
@@ -107,15 +120,21 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 }
 
 // exec starts the command, relays signals, and records its end. The exit
-// code is -1 when the command could not be started.
-func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions) (int, error) {
-	spec, err := g.sandboxSpec(req, dec, opts)
-	if err != nil {
-		return -1, &SandboxError{Status: sandbox.Probe(), Err: err}
-	}
+// code is -1 when the command could not be started. After a non-zero exit
+// it returns the sandbox's refusals of what the command named, as
+// RunResult.Hint.
+func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions) (int, string, error) {
 	status := sandbox.Probe()
-	if opts.RequireSandbox && !status.Enforceable() {
-		return -1, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable}
+	sb, err := g.sandboxSpec(req, dec, opts)
+	if err != nil {
+		if se := (*SandboxError)(nil); errors.As(err, &se) {
+			se.Status = status
+		}
+		return -1, "", err
+	}
+	spec := sb.spec
+	if spec.Required && !status.Enforceable() {
+		return -1, "", &SandboxError{Status: status, Err: sandbox.ErrUnenforceable, Hint: sb.unenforceableHint(status)}
 	}
 	// Signals sent to mnemos from here on reach the command (or, before it
 	// starts, wait for it), so mnemos always records run.finished.
@@ -128,10 +147,9 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		slog.Any("argv", req.Argv), slog.String("cwd", req.Cwd),
 		slog.String("channel", req.Channel), slog.String("sender", req.Sender),
 		slog.String("ticket", dec.Ticket),
-		slog.Group("sandbox", slog.Int("landlock_abi", status.ABI), slog.Bool("enforceable", status.Enforceable()),
-			slog.Bool("network", spec.Network), slog.Any("write", spec.ReadWrite), slog.String("note", status.Note())),
+		slog.Group("sandbox", sb.startedAttrs(status)...),
 	); err != nil {
-		return -1, err
+		return -1, "", err
 	}
 	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
 	cmd.Dir = req.Cwd
@@ -166,13 +184,23 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 			runErr = waitErr
 		}
 	}
+	// A command that exited with an error (not one killed by a signal,
+	// such as an interrupt) may have been refused something it named.
+	var refused []string
+	if runErr == nil && cmd.ProcessState != nil && cmd.ProcessState.Exited() && code != 0 && applied.Enforced {
+		refused = sandbox.Refusals(spec, applied, g.cfg.UserHome, g.namedNeeds(req, dec))
+	}
+	sandboxAttrs := []any{slog.Int("landlock_abi", applied.ABI), slog.Bool("enforced", applied.Enforced),
+		slog.Bool("fs", applied.FS), slog.Bool("net", applied.Net), slog.Bool("scoped", applied.Scoped),
+		slog.Bool("seccomp", applied.Seccomp),
+		slog.Any("notes", applied.Notes)}
+	if len(refused) > 0 {
+		sandboxAttrs = append(sandboxAttrs, slog.Any("refused", refused))
+	}
 	attrs := []slog.Attr{
 		slog.Any("argv", req.Argv), slog.Int("exit_status", code),
 		slog.Float64("duration_ms", float64(g.cfg.Now().Sub(start).Microseconds())/1000),
-		slog.Group("sandbox", slog.Int("landlock_abi", applied.ABI), slog.Bool("enforced", applied.Enforced),
-			slog.Bool("fs", applied.FS), slog.Bool("net", applied.Net), slog.Bool("scoped", applied.Scoped),
-			slog.Bool("seccomp", applied.Seccomp),
-			slog.Any("notes", applied.Notes)),
+		slog.Group("sandbox", sandboxAttrs...),
 	}
 	if runErr != nil {
 		attrs = append(attrs, slog.String("error", runErr.Error()))
@@ -183,40 +211,433 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		}
 	}
 	if err := g.cfg.Audit.Append(context.WithoutCancel(ctx), "run.finished", attrs...); err != nil && runErr == nil {
-		return code, err
+		return code, "", err
 	}
 	if errors.Is(runErr, sandbox.ErrUnenforceable) {
-		return -1, &SandboxError{Status: status, Err: runErr}
+		return -1, "", &SandboxError{Status: status, Err: runErr, Hint: sb.unenforceableHint(status)}
 	}
 	if runErr != nil {
-		return 127, &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
+		return 127, "", &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
 	}
-	return code, nil
+	return code, hintLines(refused), nil
 }
 
-// sandboxSpec builds the Landlock ruleset for a run from the decision:
-// read-write on the workspace and temp directories, the usual caches,
-// nothing on mnemos's own files or the user's secrets, and TCP only when a
-// command of the request was allowed network:http.
-func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (sandbox.Spec, error) {
-	network := false
-	for _, c := range dec.Commands {
-		if c.Policy == nil {
-			continue
+// hintLines keeps a hint to two lines; the audit event lists every
+// refusal.
+func hintLines(refused []string) string {
+	if len(refused) > 2 {
+		refused = []string{refused[0], fmt.Sprintf("%s (and %d more in the audit log)", refused[1], len(refused)-2)}
+	}
+	return strings.Join(refused, "\n")
+}
+
+// runSandbox is the sandbox of one run and where its settings came from.
+type runSandbox struct {
+	spec sandbox.Spec
+	// cfg is the request's sandbox from the policy's sandbox section and
+	// the matching rules' overrides, tightened by Config.Extra, with "~/"
+	// expanded.
+	cfg policy.SandboxConfig
+	// requiredBy is what demands an enforced sandbox: "--require-sandbox"
+	// or a policy's source; "" when nothing does.
+	requiredBy string
+	// limitsTCP is true when a policy limits TCP: network: false whatever
+	// the decision, or ports or bind with network.
+	limitsTCP bool
+}
+
+// startedAttrs describe the sandbox in run.started: what the kernel
+// offers, what the spec grants, and what the policy added (its paths, TCP
+// ports and bind ports, listed only when it set them).
+func (sb runSandbox) startedAttrs(st sandbox.Status) []any {
+	s := sb.spec
+	attrs := []any{slog.Int("landlock_abi", st.ABI), slog.Bool("enforceable", st.Enforceable()),
+		slog.Bool("network", s.Network), slog.Any("write", s.ReadWrite)}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"policy_read", sb.cfg.Read}, {"policy_write", sb.cfg.Write}} {
+		if len(l.list) > 0 {
+			attrs = append(attrs, slog.Any(l.key, l.list))
 		}
-		for _, a := range c.Policy.Accesses {
-			network = network || a.Capability == policy.NetworkHTTP
+	}
+	for _, l := range []struct {
+		key  string
+		list []uint16
+	}{{"ports", s.ConnectPorts}, {"bind", s.BindPorts}} {
+		if len(l.list) > 0 {
+			attrs = append(attrs, slog.Any(l.key, l.list))
+		}
+	}
+	return append(attrs, slog.Bool("required", s.Required), slog.String("note", st.Note()))
+}
+
+// sandboxSpec builds the Landlock ruleset for a run from the decision and
+// the policy: read-write on the workspace and temp directories, the usual
+// caches and the policy's write paths, read on its read paths, nothing on
+// mnemos's own files or the user's secrets, and TCP when a command of the
+// request was allowed network:http or the policy says network: true, to
+// the policy's ports only.
+//
+// A policy path that is the home directory, holds it, or holds or lies
+// inside mnemos's files or a secret is refused (SandboxError, exit 78),
+// not narrowed: the command would otherwise run with less than the policy
+// promised it, or fail in ways nobody would understand.
+func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandbox, error) {
+	sb := g.requestSandbox(dec)
+	if opts.RequireSandbox {
+		sb.requiredBy = "--require-sandbox"
+	}
+	for _, p := range slices.Concat(sb.cfg.Read, sb.cfg.Write) {
+		if !filepath.IsAbs(p) {
+			return sb, &SandboxError{
+				Err:  fmt.Errorf("the policy's sandbox path %q is not absolute", p),
+				Hint: "write sandbox paths in the policy as absolute paths or ~/ paths, and set HOME for ~/"}
 		}
 	}
 	tmp := []string{os.TempDir()}
 	if tmp[0] != "/tmp" {
 		tmp = append(tmp, "/tmp")
 	}
-	return sandbox.DefaultSpec(sandbox.Options{
+	network := sb.cfg.HasNetwork()
+	o := sandbox.Options{
 		Workspace: dec.Workspace, Home: g.cfg.UserHome, TempDirs: tmp,
+		ExtraRead: sb.cfg.Read, ExtraWrite: sb.cfg.Write,
 		Protected: g.cfg.Paths.Protected(), Secrets: sandbox.DefaultSecrets(g.cfg.UserHome),
-		Network: network, Required: opts.RequireSandbox,
-	})
+		Network: network, Required: sb.requiredBy != "", RequireTCP: sb.limitsTCP,
+	}
+	if network {
+		o.Ports, o.Bind = sb.cfg.Ports, sb.cfg.Bind
+	}
+	spec, err := sandbox.DefaultSpec(o)
+	if err != nil {
+		se := &SandboxError{Err: err}
+		var ge *sandbox.GrantError
+		if errors.As(err, &ge) && ge.Policy {
+			se.Hint = "remove " + ge.Path + " from the policy's sandbox section: the sandbox never grants the home directory whole, mnemos's own files or your secrets, nor a directory that holds them"
+		}
+		return sb, se
+	}
+	sb.spec = spec
+	return sb, nil
+}
+
+// requestSandbox combines the sandbox of the request from the configured
+// policy (policy.SandboxFor over the results of its commands) and, when
+// set, Config.Extra, which may only tighten it: Extra's required and
+// network: false count, its ports and bind narrow the configured lists
+// (no common port: no network), and its read and write paths and
+// network: true are ignored. Paths keep no "~/".
+func (g *Gate) requestSandbox(dec Decision) runSandbox {
+	var results []policy.Result
+	for _, c := range dec.Commands {
+		if c.Policy != nil {
+			results = append(results, *c.Policy)
+		}
+	}
+	main, extra := g.cfg.Policy, g.cfg.Extra
+	own := results
+	if extra != nil {
+		// A command's result comes from one policy or the other; a
+		// rule's override must count only in its own policy.
+		own = withoutOverridesOf(extra, main, results)
+	}
+	cfg := main.SandboxFor(own)
+	// A policy limits TCP on its own when, even for a request decided to
+	// need the network, it turns the network off.
+	off := !main.SandboxFor(withNetwork(own)).HasNetwork()
+	sb := runSandbox{}
+	if cfg.Required {
+		sb.requiredBy = main.Source
+	}
+	if extra != nil {
+		er := withNetwork(withoutOverridesOf(main, extra, results))
+		ec := extra.SandboxFor(er)
+		if ec.Required && sb.requiredBy == "" {
+			sb.requiredBy = extra.Source
+		}
+		cfg.Required = cfg.Required || ec.Required
+		var closedP, closedB bool
+		cfg.Ports, closedP = narrowPorts(cfg.Ports, ec.Ports)
+		cfg.Bind, closedB = narrowPorts(cfg.Bind, ec.Bind)
+		if !ec.HasNetwork() || closedP || closedB {
+			f := false
+			cfg.Network, off = &f, true
+		}
+	}
+	sb.cfg = cfg.ExpandHome(g.cfg.UserHome)
+	sb.limitsTCP = off || sb.cfg.HasNetwork() && (len(sb.cfg.Ports) > 0 || len(sb.cfg.Bind) > 0)
+	return sb
+}
+
+// withoutOverridesOf returns results without the sandbox overrides that
+// come from other's files and not from own's: both a single-file policy
+// and Config.Extra tag their rules' overrides with the same (empty) layer.
+func withoutOverridesOf(other, own *policy.Policy, results []policy.Result) []policy.Result {
+	files := func(p *policy.Policy) map[string]bool {
+		m := map[string]bool{p.Source: true}
+		for _, l := range p.Layers() {
+			m[l.Source] = true
+		}
+		return m
+	}
+	theirs, ours := files(other), files(own)
+	out := make([]policy.Result, len(results))
+	for i, r := range results {
+		r.Sandbox = slices.DeleteFunc(slices.Clone(r.Sandbox), func(o policy.SandboxOverride) bool {
+			f := o.Config.Pos.File
+			return theirs[f] && !ours[f]
+		})
+		out[i] = r
+	}
+	return out
+}
+
+// withNetwork adds a command that needs the network to results, so that
+// SandboxFor says network false only when a policy turns it off.
+func withNetwork(results []policy.Result) []policy.Result {
+	net := policy.Result{Accesses: []policy.AccessResult{{Access: policy.Access{Capability: policy.NetworkHTTP}}}}
+	return append(slices.Clone(results), net)
+}
+
+// narrowPorts intersects two port allow-lists, where an empty list is no
+// limit. closed is true when both limit and share no port.
+func narrowPorts(a, b []uint16) (out []uint16, closed bool) {
+	switch {
+	case len(b) == 0:
+		return a, false
+	case len(a) == 0:
+		return slices.Clone(b), false
+	}
+	for _, p := range a {
+		if slices.Contains(b, p) {
+			out = append(out, p)
+		}
+	}
+	return out, len(out) == 0
+}
+
+// unenforceableHint says what to change when a policy, rather than
+// --require-sandbox, asked for what this kernel cannot enforce.
+func (sb runSandbox) unenforceableHint(st sandbox.Status) string {
+	switch {
+	case st.ABI >= 1 && sb.limitsTCP:
+		return fmt.Sprintf("the policy limits TCP (sandbox network: false, ports or bind), which needs Landlock ABI 4 and this kernel has %d; remove those limits from the policy to run with TCP unrestricted", st.ABI)
+	case sb.requiredBy == "" || sb.requiredBy == "--require-sandbox":
+		return ""
+	}
+	return "the policy " + sb.requiredBy + " sets sandbox required: true; run where Landlock is available, or remove it from the policy to accept an unconfined run"
+}
+
+// maxNeeds bounds what a hint looks at.
+const maxNeeds = 64
+
+// namedNeeds lists what the request's commands named, for the hint after
+// a failure: the paths the decision classified (read or write; for a
+// removal or a move, the directory is written), the files
+// they redirect to or from, path-like arguments (one that exists is read,
+// one that does not is written), and the TCP ports of the network
+// addresses in their arguments. Relative paths are taken from req.Cwd.
+func (g *Gate) namedNeeds(req Request, dec Decision) []sandbox.Need {
+	var needs []sandbox.Need
+	abs := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok && g.cfg.UserHome != "" {
+			return filepath.Join(g.cfg.UserHome, rest)
+		}
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(req.Cwd, p)
+	}
+	for _, c := range dec.Commands {
+		if len(needs) >= maxNeeds {
+			break
+		}
+		classified := map[string]bool{}
+		if c.Policy != nil {
+			// Removing or moving a file changes its directory.
+			inDir := c.Policy.Verb == "delete" || c.Policy.Verb == "move"
+			for _, a := range c.Policy.Accesses {
+				if a.Dynamic || a.Glob || !filepath.IsAbs(a.Target) {
+					continue
+				}
+				classified[a.Target] = true
+				switch {
+				case a.Capability == policy.FSRead:
+					needs = append(needs, sandbox.Need{Path: a.Target})
+				case a.Capability == policy.FSWrite && inDir:
+					needs = append(needs, sandbox.Need{Path: filepath.Dir(a.Target), Write: true})
+				case a.Capability == policy.FSWrite:
+					needs = append(needs, sandbox.Need{Path: a.Target, Write: true})
+				}
+			}
+		}
+		for _, r := range c.Command.Redirects {
+			if r.Target.Dynamic || r.Target.Value == "" {
+				continue
+			}
+			switch r.Op {
+			case ">", ">>", "&>", "&>>", ">|", "<>":
+				needs = append(needs, sandbox.Need{Path: abs(r.Target.Value), Write: true})
+			case "<":
+				needs = append(needs, sandbox.Need{Path: abs(r.Target.Value)})
+			}
+		}
+		for _, n := range argNeeds(c.Command, abs) {
+			// The decision said how the command uses a path it classified.
+			if !classified[n.Path] {
+				needs = append(needs, n)
+			}
+		}
+	}
+	if len(needs) > maxNeeds {
+		needs = needs[:maxNeeds]
+	}
+	return needs
+}
+
+// argNeeds reads a command's arguments for what the sandbox may refuse:
+// path-like words (also as the value of --name=value), URLs and
+// host:port words, the host of ssh, scp, sftp, git and rsync (port 22,
+// or the -p or -P given), and nc or telnet's HOST PORT.
+func argNeeds(c shellparse.Command, abs func(string) string) []sandbox.Need {
+	if len(c.Argv) < 2 {
+		return nil
+	}
+	name, args := c.Name(), c.Argv[1:]
+	var needs []sandbox.Need
+	sshPort := uint16(22)
+	for i, w := range args {
+		if w.Dynamic {
+			continue
+		}
+		v := w.Value
+		if i > 0 && !args[i-1].Dynamic {
+			if o := args[i-1].Value; o == "-p" && name == "ssh" || o == "-P" && (name == "scp" || name == "sftp") {
+				if p, ok := tcpPort(v); ok {
+					sshPort = p
+				}
+			}
+		}
+		if strings.HasPrefix(v, "-") {
+			k, val, ok := strings.Cut(v, "=")
+			if !ok || !strings.HasPrefix(k, "--") {
+				continue
+			}
+			v = val
+		}
+		if n, ok := urlNeed(v); ok {
+			needs = append(needs, n)
+			continue
+		}
+		if h, p, ok := hostPort(v); ok {
+			needs = append(needs, sandbox.Need{Host: h, Port: p})
+			continue
+		}
+		switch name {
+		case "nc", "ncat", "netcat", "telnet":
+			if i+1 < len(args) && hostLike(v) {
+				if p, ok := tcpPort(args[i+1].Value); ok && !args[i+1].Dynamic {
+					needs = append(needs, sandbox.Need{Host: v, Port: p})
+					continue
+				}
+			}
+		case "ssh", "scp", "sftp", "git", "rsync":
+			// [user@]host:path, or ssh's and sftp's [user@]host.
+			h, _, remote := strings.Cut(v, ":")
+			if at := strings.LastIndex(h, "@"); at >= 0 {
+				h = h[at+1:]
+			}
+			if hostLike(h) && !strings.Contains(h, "/") && (remote || (name == "ssh" || name == "sftp") && strings.Contains(h, ".")) {
+				needs = append(needs, sandbox.Need{Host: h, Port: sshPort})
+				continue
+			}
+		}
+		if pathLike(v) {
+			p := abs(v)
+			_, err := os.Lstat(p)
+			needs = append(needs, sandbox.Need{Path: p, Write: err != nil})
+		}
+	}
+	return needs
+}
+
+// pathLike reports a word that names a file: it has a slash, and nothing
+// that suggests code or an address.
+func pathLike(v string) bool {
+	if !strings.Contains(v, "/") || len(v) > 4096 || strings.ContainsAny(v, "\n\t;(){}'\"$`|&<>*?") || strings.Contains(v, "://") {
+		return false
+	}
+	if before, _, ok := strings.Cut(v, ":"); ok && !strings.Contains(before, "/") {
+		return false // host:path
+	}
+	return true
+}
+
+// urlNeed is the host and TCP port of a URL with a scheme whose default
+// port is known, or that names its port.
+func urlNeed(v string) (sandbox.Need, bool) {
+	if !strings.Contains(v, "://") {
+		return sandbox.Need{}, false
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Host == "" {
+		return sandbox.Need{}, false
+	}
+	if p := u.Port(); p != "" {
+		port, ok := tcpPort(p)
+		return sandbox.Need{Host: u.Hostname(), Port: port}, ok
+	}
+	defaults := map[string]uint16{"http": 80, "https": 443, "ws": 80, "wss": 443, "ssh": 22, "git+ssh": 22, "ssh+git": 22, "git": 9418, "ftp": 21}
+	port, ok := defaults[strings.ToLower(u.Scheme)]
+	return sandbox.Need{Host: u.Hostname(), Port: port}, ok
+}
+
+// hostPort splits "host:port" or "[v6]:port" where host looks like a host
+// name or address and port is a number.
+func hostPort(v string) (string, uint16, bool) {
+	i := strings.LastIndexByte(v, ':')
+	if i <= 0 {
+		return "", 0, false
+	}
+	h, p := v[:i], v[i+1:]
+	port, ok := tcpPort(p)
+	if !ok {
+		return "", 0, false
+	}
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+		return h, port, h != "" && strings.Trim(h, "0123456789abcdefABCDEF:.") == ""
+	}
+	return h, port, hostLike(h)
+}
+
+// hostLike reports a host name or IPv4 address: letters, digits, dots and
+// hyphens, with a letter or a dot (so that "12" in "12:30" is not one).
+func hostLike(h string) bool {
+	if h == "" || len(h) > 253 || strings.HasPrefix(h, "-") {
+		return false
+	}
+	letterOrDot := false
+	for _, c := range h {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '.':
+			letterOrDot = true
+		case c >= '0' && c <= '9', c == '-':
+		default:
+			return false
+		}
+	}
+	return letterOrDot
+}
+
+// tcpPort parses a TCP port number from 1 to 65535.
+func tcpPort(s string) (uint16, bool) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 || s[0] == '+' {
+		return 0, false
+	}
+	return uint16(n), true
 }
 
 func exitCode(ps *os.ProcessState) int {
@@ -245,10 +666,19 @@ func (e *StartError) Unwrap() error { return e.Err }
 type SandboxError struct {
 	Status sandbox.Status
 	Err    error
+	// Hint says what to change when the policy caused the refusal (a
+	// sandbox path it may not grant, required: true, TCP limits an old
+	// kernel cannot enforce); "" when --require-sandbox or the working
+	// directory did.
+	Hint string
 }
 
 func (e *SandboxError) Error() string {
 	if errors.Is(e.Err, sandbox.ErrUnenforceable) {
+		if e.Err != sandbox.ErrUnenforceable {
+			// Start says what it could not enforce.
+			return e.Err.Error()
+		}
 		return "the sandbox cannot be enforced here: " + e.Status.Note()
 	}
 	return "cannot build the sandbox: " + e.Err.Error()

@@ -5,10 +5,13 @@
 // It owns: probing the kernel's Landlock ABI and seccomp support (Probe,
 // Status), building the default confinement for a run (DefaultSpec),
 // turning a Spec into a ruleset and a seccomp filter and starting a command
-// under them (Start, Applied), and explaining a refusal (DeniedHint). It never decides whether a command may run: that
-// is the gate's job, and the sandbox only narrows what an allowed command
-// can touch. It never confines mnemos itself, reads no environment, and
-// keeps no state between calls.
+// under them (Start, Applied), and explaining a refusal: of a program that
+// could not start (DeniedHint), and of the paths and ports a failed command
+// named (Refusals), each with the policy snippet that grants it. It never
+// decides whether a command may run: that is the gate's job, and the
+// sandbox only narrows what an allowed command can touch. It never
+// confines mnemos itself, reads no environment, and keeps no state between
+// calls.
 //
 // # How a command is confined
 //
@@ -58,10 +61,10 @@
 // The home directory is never granted whole. Landlock can only grant; it
 // cannot carve a denied directory out of a granted parent. So:
 //
-//   - DefaultSpec refuses (ErrUnsafeGrant) a workspace, temp directory or
-//     policy path that is home or holds it, or that holds or lies inside a
-//     protected path (mnemos's configuration and state) or a secret (~/.ssh,
-//     ~/.aws, /etc/shadow, see DefaultSecrets). Narrowing such a grant would
+//   - DefaultSpec refuses (ErrUnsafeGrant, as a *GrantError) a workspace,
+//     temp directory or policy path that is home or holds it, or that
+//     holds or lies inside a protected path (mnemos's configuration and
+//     state) or a secret (~/.ssh, ~/.aws, /etc/shadow, see DefaultSecrets). Narrowing such a grant would
 //     keep the command from creating files at its top, which fails in ways
 //     nobody would understand; refusing says why.
 //   - Start, whatever Spec it is given, never grants a denied path or
@@ -158,7 +161,10 @@
 // signals (signals only where the kernel carries the fix for signals
 // between threads). On a kernel without Landlock the command runs
 // unconfined unless the spec is Required, and Applied says what was and
-// was not enforced; nothing is silent.
+// was not enforced; nothing is silent. Spec.RequireTCP (set by the gate
+// when the policy itself limits TCP) refuses a kernel whose Landlock
+// cannot enforce those limits, while still letting a kernel without
+// Landlock run the command unconfined.
 //
 // # What stays open
 //

@@ -48,3 +48,21 @@ func ExampleDeniedHint() {
 	fmt.Println(sandbox.DeniedHint(spec, "/usr/bin"))
 	// Output: /usr/bin is read-only in the sandbox; to let commands change it, add `sandbox: {write: [/usr/bin]}` to the policy
 }
+
+// What mnemos prints after a confined command failed: which of the paths
+// and ports it named the sandbox refuses, and the policy line that grants
+// each.
+func ExampleRefusals() {
+	spec := sandbox.Spec{ReadExec: []string{"/usr"}, Network: true, ConnectPorts: []uint16{443}}
+	applied := sandbox.Applied{Enforced: true, FS: true, Net: true}
+	for _, line := range sandbox.Refusals(spec, applied, "", []sandbox.Need{
+		{Path: "/usr/share/report.txt", Write: true},
+		{Path: "/usr/bin"}, // granted: nothing to say
+		{Host: "example.com", Port: 8443},
+	}) {
+		fmt.Println(line)
+	}
+	// Output:
+	// the sandbox does not let commands write /usr/share/report.txt; to allow it, add to the policy: sandbox: {write: [/usr/share]}
+	// the sandbox does not let commands connect to example.com:8443: port 8443 is not among its TCP ports; to allow it, add to the policy: sandbox: {ports: [443, 8443]}
+}

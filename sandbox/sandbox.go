@@ -15,6 +15,28 @@ var ErrUnenforceable = errors.New("the sandbox cannot be enforced on this kernel
 // or secret path.
 var ErrUnsafeGrant = errors.New("unsafe sandbox grant")
 
+// GrantError is a directory DefaultSpec refuses to grant. It matches
+// ErrUnsafeGrant.
+type GrantError struct {
+	// What names the grant: "workspace", "temp directory", "write path",
+	// "read path", "cache", "home read path" or "home tool path".
+	What string
+	// Path is the path as it was given.
+	Path string
+	// Policy is true for Options.ExtraRead and ExtraWrite, the paths of the
+	// policy's sandbox section.
+	Policy bool
+	// Why completes the sentence "the <What> <Path> ...".
+	Why string
+}
+
+func (e *GrantError) Error() string {
+	return fmt.Sprintf("%v: the %s %s %s", ErrUnsafeGrant, e.What, e.Path, e.Why)
+}
+
+// Unwrap makes errors.Is(err, ErrUnsafeGrant) hold.
+func (e *GrantError) Unwrap() error { return ErrUnsafeGrant }
+
 // Spec is what a confined command may reach. Every path is absolute; paths
 // that do not exist when the command starts are skipped and reported.
 type Spec struct {
@@ -62,6 +84,14 @@ type Spec struct {
 	// filter). Scoping and the rest of the filter stay best effort and
 	// reported.
 	Required bool `json:"required,omitempty"`
+	// RequireTCP refuses to start the command (ErrUnenforceable) when the
+	// kernel has Landlock but cannot enforce the spec's TCP limits: ports
+	// need Landlock ABI 4, no network needs ABI 4 or the seccomp filter.
+	// Unlike Required, it lets a kernel without Landlock run the command
+	// unconfined (and say so in Applied). The gate sets it when the policy
+	// itself limits TCP, so that an old kernel never silently drops a limit
+	// someone wrote down.
+	RequireTCP bool `json:"require_tcp,omitempty"`
 }
 
 // restrictsTCP reports whether the spec limits TCP in any way.

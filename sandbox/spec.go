@@ -33,11 +33,16 @@ type Options struct {
 	Protected []string
 	Secrets   []string
 	// Network allows TCP and UDP (name resolution needs UDP); Ports, when
-	// not empty, are the only TCP ports the command may connect to.
+	// not empty, are the only TCP ports the command may connect to, and
+	// Bind, when not empty, the only ones it may bind (Spec.BindPorts).
 	Network bool
 	Ports   []uint16
+	Bind    []uint16
 	// Required refuses to run unconfined (Spec.Required).
 	Required bool
+	// RequireTCP refuses to run where Landlock cannot enforce the TCP
+	// limits (Spec.RequireTCP).
+	RequireTCP bool
 }
 
 // systemReadExec are the directories programs are loaded from.
@@ -146,13 +151,20 @@ func DefaultSpec(o Options) (Spec, error) {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("%s %q is not an absolute path", what, p)
 		}
+		fromPolicy := what == "write path" || what == "read path"
+		refuse := func(why string, args ...any) error {
+			return &GrantError{What: what, Path: p, Policy: fromPolicy, Why: fmt.Sprintf(why, args...)}
+		}
 		real, _ := res.real(p)
 		if home != "" {
 			if within(home, real) {
 				if home == real {
-					return fmt.Errorf("%w: the %s %s is the home directory, which is never granted whole; work in a project directory", ErrUnsafeGrant, what, p)
+					if fromPolicy {
+						return refuse("is the home directory, which is never granted whole; name the directories under it the commands need")
+					}
+					return refuse("is the home directory, which is never granted whole; work in a project directory")
 				}
-				return fmt.Errorf("%w: the %s %s holds the home directory %s, which is never granted whole", ErrUnsafeGrant, what, p, o.Home)
+				return refuse("holds the home directory %s, which is never granted whole", o.Home)
 			}
 		}
 		if homeOnly {
@@ -160,10 +172,10 @@ func DefaultSpec(o Options) (Spec, error) {
 		}
 		for i, d := range realDeny {
 			if within(real, d) {
-				return fmt.Errorf("%w: the %s %s is inside %s, which sandboxed commands may not reach", ErrUnsafeGrant, what, p, deny[i])
+				return refuse("is inside %s, which sandboxed commands may not reach", deny[i])
 			}
 			if within(d, real) {
-				return fmt.Errorf("%w: the %s %s holds %s, which sandboxed commands may not reach", ErrUnsafeGrant, what, p, deny[i])
+				return refuse("holds %s, which sandboxed commands may not reach", deny[i])
 			}
 		}
 		return nil
@@ -201,8 +213,10 @@ func DefaultSpec(o Options) (Spec, error) {
 		Network:      o.Network,
 		UDP:          o.Network,
 		ConnectPorts: o.Ports,
+		BindPorts:    o.Bind,
 		Scoped:       true,
 		Required:     o.Required,
+		RequireTCP:   o.RequireTCP,
 	}
 	if o.Network {
 		s.ReadOnly = append(s.ReadOnly, existing(resolverPaths())...)

@@ -59,6 +59,7 @@ func TestSecurityDefaultSpecRefusesUnsafeGrants(t *testing.T) {
 		{"extra read is home", func(o *Options) { o.ExtraRead = []string{home} }, "is the home directory"},
 		{"extra read holds ~/.ssh", func(o *Options) { o.ExtraRead = []string{filepath.Join(home, ".config")} }, "holds"},
 		{"extra write inside a secret", func(o *Options) { o.ExtraWrite = []string{filepath.Join(home, ".aws", "x")} }, "is inside"},
+		{"extra write is home", func(o *Options) { o.ExtraWrite = []string{home} }, "name the directories under it"},
 		{"protected path not created yet", func(o *Options) {
 			o.Protected = append(o.Protected, filepath.Join(home, "src", "p", ".mnemos"))
 		}, "holds"},
@@ -88,6 +89,10 @@ func TestSecurityDefaultSpecRefusesUnsafeGrants(t *testing.T) {
 			if strings.Contains(tt.name, "relative") == errors.Is(err, ErrUnsafeGrant) {
 				t.Errorf("errors.Is(err, ErrUnsafeGrant) = %v", errors.Is(err, ErrUnsafeGrant))
 			}
+			var ge *GrantError
+			if errors.As(err, &ge) && ge.Policy != strings.Contains(tt.name, "extra") {
+				t.Errorf("GrantError.Policy = %v for %s", ge.Policy, ge.What)
+			}
 		})
 	}
 }
@@ -107,7 +112,7 @@ func TestDefaultSpec(t *testing.T) {
 	ws := filepath.Join(home, "p")
 	missing := filepath.Join(root, "nowhere")
 	s, err := DefaultSpec(Options{Workspace: ws, Home: home, TempDirs: []string{root + "/tmp"}, ExtraRead: []string{missing},
-		Protected: []string{home + "/.config/mnemos"}, Network: true, Ports: []uint16{443}})
+		Protected: []string{home + "/.config/mnemos"}, Network: true, Ports: []uint16{443}, Bind: []uint16{8080}, RequireTCP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +140,8 @@ func TestDefaultSpec(t *testing.T) {
 			}
 		}
 	}
-	if !s.Network || !slices.Equal(s.ConnectPorts, []uint16{443}) || !s.Scoped {
-		t.Errorf("network %v ports %v scoped %v", s.Network, s.ConnectPorts, s.Scoped)
+	if !s.Network || !slices.Equal(s.ConnectPorts, []uint16{443}) || !slices.Equal(s.BindPorts, []uint16{8080}) || !s.Scoped || !s.RequireTCP || s.Required {
+		t.Errorf("network %v ports %v bind %v scoped %v require TCP %v required %v", s.Network, s.ConnectPorts, s.BindPorts, s.Scoped, s.RequireTCP, s.Required)
 	}
 	p, err := buildPlan(s)
 	if err != nil {

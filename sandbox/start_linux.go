@@ -31,7 +31,8 @@ import (
 // says so. Where the filter cannot be installed (another architecture, or
 // the kernel refuses it), the command runs under Landlock alone and a note
 // says so. When anything fails after the kernel offered Landlock, the
-// command is not started.
+// command is not started; nor is it when spec.RequireTCP asks for TCP
+// limits this kernel's Landlock cannot enforce.
 func Start(cmd *exec.Cmd, spec Spec) (Applied, error) {
 	return start(cmd, spec, Probe())
 }
@@ -108,7 +109,7 @@ func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 	// Without network, the seccomp filter refuses TCP sockets whatever
 	// the Landlock ABI; port rules need Landlock's.
 	tcpByFilter := st.filtered() && !spec.Network
-	if spec.Required && spec.restrictsTCP() && st.ABI < 4 && !tcpByFilter {
+	if (spec.Required || spec.RequireTCP) && spec.restrictsTCP() && st.ABI < 4 && !tcpByFilter {
 		return a, fmt.Errorf("%w: TCP rules need Landlock ABI 4, the kernel has %d", ErrUnenforceable, st.ABI)
 	}
 	h, notes := handledFor(st, spec)

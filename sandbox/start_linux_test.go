@@ -804,6 +804,47 @@ func TestStartDowngrades(t *testing.T) {
 	}
 }
 
+// TestStartRequireTCP: RequireTCP refuses, without starting, TCP limits
+// that a kernel with Landlock cannot enforce (ports need ABI 4, no network
+// ABI 4 or the seccomp filter), and lets a kernel without Landlock run the
+// command unconfined, as a spec that is not Required.
+func TestStartRequireTCP(t *testing.T) {
+	real := requireLandlock(t)
+	w := newWorld(t)
+	for abi := 0; abi <= min(real.ABI, 4); abi++ {
+		for _, filter := range []bool{false, true} {
+			if filter && !real.Seccomp {
+				continue
+			}
+			st := Status{ABI: abi, Enforced: abi > 0, Errata: real.Errata, Seccomp: filter}
+			for _, ports := range []bool{false, true} {
+				spec := w.spec(t, func(o *Options) {
+					o.RequireTCP = true
+					if ports {
+						o.Network, o.Ports = true, []uint16{443}
+					}
+				})
+				cmd := exec.Command("true")
+				a, err := start(cmd, spec, st)
+				want := abi >= 1 && abi < 4 && (ports || !filter)
+				if refused := errors.Is(err, ErrUnenforceable); refused != want {
+					t.Errorf("abi %d, seccomp %v, ports %v: err %v, want refused %v", abi, filter, ports, err, want)
+				}
+				if err != nil {
+					if cmd.Process != nil {
+						t.Error("refused command was started")
+					}
+					continue
+				}
+				cmd.Wait()
+				if abi == 0 && a.Enforced {
+					t.Errorf("abi 0: applied %+v", a)
+				}
+			}
+		}
+	}
+}
+
 func TestStartCarvesAroundDenied(t *testing.T) {
 	st := requireLandlock(t)
 	w := newWorld(t)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
@@ -47,6 +48,11 @@ func (c *RunCmd) Run(a *app) error {
 		return err
 	}
 	if res.Ran {
+		if res.Hint != "" {
+			for _, l := range strings.Split(res.Hint, "\n") {
+				fmt.Fprintf(a.io.err, "mnemos: hint: %s\n", l)
+			}
+		}
 		return quietExit(res.ExitCode)
 	}
 	d := res.Decision

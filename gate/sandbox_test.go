@@ -1,0 +1,453 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// sandboxFixture is a gate over a fake root outside /tmp (which the
+// sandbox grants): root/home, root/ws (a git workspace) and root/out, a
+// directory outside every default grant. In the policies it is given,
+// $OUT, $ROOT and $HOME stand for those directories.
+type sandboxFixture struct {
+	g                   *Gate
+	audit               *memAudit
+	root, home, ws, out string
+	replacer            *strings.Replacer
+}
+
+// rules the sandbox tests' policies start from: the commands they run are
+// allowed by rule.
+const sandboxRules = `
+  - {name: touch, action: allow, command: {argv_prefix: [touch]}}
+  - {name: cat, action: allow, command: {argv_prefix: [cat]}}
+  - {name: curl, action: allow, command: {argv_prefix: [curl]}}
+  - {name: bin true, action: allow, command: {argv_prefix: [/bin/true]}}
+`
+
+func newSandboxFixture(tb testing.TB, mainSrc, extraSrc string) *sandboxFixture {
+	tb.Helper()
+	root, err := os.MkdirTemp("/var/tmp", "mnemos-sandbox-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(root) })
+	f := &sandboxFixture{audit: &memAudit{}, root: root,
+		home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), out: filepath.Join(root, "out")}
+	for _, d := range []string{f.home, filepath.Join(f.ws, ".git"), f.out, filepath.Join(f.home, ".ssh"), filepath.Join(f.home, "docs")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	f.replacer = strings.NewReplacer("$OUT", f.out, "$ROOT", f.root, "$HOME", f.home)
+	paths, err := Locate(filepath.Join(f.home, ".mnemos"), func(string) string { return "" }, f.home)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	parse := func(name, src string) *policy.Policy {
+		p, err := policy.Parse(name, []byte(f.replacer.Replace(src)))
+		if err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		return p
+	}
+	cfg := Config{Paths: paths, Policy: parse("test.yaml", mainSrc), UserHome: f.home, SelfNames: []string{"mnemos"},
+		Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }, Audit: f.audit}
+	if extraSrc != "" {
+		cfg.Extra = parse("extra.yaml", extraSrc)
+	}
+	f.g = New(cfg)
+	tb.Cleanup(func() { f.g.Close() })
+	return f
+}
+
+func (f *sandboxFixture) req(argv ...string) Request {
+	for i, a := range argv {
+		argv[i] = f.replacer.Replace(a)
+	}
+	return Request{Argv: argv, Cwd: f.ws, Channel: "cli", Sender: "dev"}
+}
+
+func (f *sandboxFixture) sandbox(tb testing.TB, opts RunOptions, argv ...string) (runSandbox, error) {
+	tb.Helper()
+	req := f.req(argv...)
+	dec, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f.g.sandboxSpec(req, dec, opts)
+}
+
+// TestSandboxFromPolicy pins how a run's sandbox follows the policy's
+// sandbox section, the matching rules' overrides and the extra policy,
+// which may only tighten it.
+func TestSandboxFromPolicy(t *testing.T) {
+	type want struct {
+		write, noWrite, read []string
+		network              bool
+		ports, bind          []uint16
+		required             bool
+		requiredBy           string
+		limitsTCP            bool
+		err, hint            string // for a refusal
+	}
+	tests := []struct {
+		name        string
+		main, extra string
+		opts        RunOptions
+		argv        []string
+		want        want
+	}{
+		{name: "no section", main: "rules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{write: []string{"$ROOT/ws"}, noWrite: []string{"$OUT"}}},
+		{name: "section paths", main: "sandbox: {write: [$OUT], read: [~/docs]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{write: []string{"$OUT"}, read: []string{"$HOME/docs"}}},
+		{name: "a rule's override, for its command", argv: []string{"touch", "x"},
+			main: "rules:\n  - {name: touch out, action: allow, command: {argv_prefix: [touch]}, sandbox: {write: [$OUT]}}" + sandboxRules,
+			want: want{write: []string{"$OUT"}}},
+		{name: "a rule's override, not for another command", argv: []string{"cat", "x"},
+			main: "rules:\n  - {name: touch out, action: allow, command: {argv_prefix: [touch]}, sandbox: {write: [$OUT]}}" + sandboxRules,
+			want: want{noWrite: []string{"$OUT"}}},
+		{name: "network with ports and bind", main: "sandbox: {network: true, ports: [443], bind: [8080]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{network: true, ports: []uint16{443}, bind: []uint16{8080}, limitsTCP: true}},
+		{name: "ports without network are moot", main: "sandbox: {ports: [443]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{}},
+		{name: "network decided, ports from the policy", main: "sandbox: {ports: [443]}\nrules:" + sandboxRules, argv: []string{"curl", "https://example.com"},
+			want: want{network: true, ports: []uint16{443}, limitsTCP: true}},
+		{name: "network false overrides the decision", main: "sandbox: {network: false}\nrules:" + sandboxRules, argv: []string{"curl", "https://example.com"},
+			want: want{limitsTCP: true}},
+		{name: "required", main: "sandbox: {required: true}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{required: true, requiredBy: "test.yaml"}},
+		{name: "--require-sandbox", main: "rules:" + sandboxRules, opts: RunOptions{RequireSandbox: true}, argv: []string{"touch", "x"},
+			want: want{required: true, requiredBy: "--require-sandbox"}},
+
+		{name: "security: a path holding home is refused", main: "sandbox: {write: [$ROOT]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{err: "holds the home directory", hint: "remove $ROOT from the policy's sandbox section"}},
+		{name: "security: a path inside mnemos's state is refused", main: "sandbox: {write: [~/.mnemos/x]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{err: "is inside $HOME/.mnemos", hint: "remove $HOME/.mnemos/x"}},
+		{name: "security: a secret is refused", main: "sandbox: {read: [~/.ssh]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{err: "is inside $HOME/.ssh"}},
+		{name: "security: a rule's path holding a secret is refused", argv: []string{"touch", "x"},
+			main: "rules:\n  - {name: touch home, action: allow, command: {argv_prefix: [touch]}, sandbox: {read: [$HOME]}}" + sandboxRules,
+			want: want{err: "is the home directory"}},
+
+		{name: "extra: paths and network true are ignored", main: "rules:" + sandboxRules, argv: []string{"touch", "x"},
+			extra: "sandbox: {write: [$OUT], read: [$OUT], network: true}",
+			want:  want{noWrite: []string{"$OUT"}}},
+		{name: "extra: required counts", main: "rules:" + sandboxRules, extra: "sandbox: {required: true}", argv: []string{"touch", "x"},
+			want: want{required: true, requiredBy: "extra.yaml"}},
+		{name: "extra: network false counts", main: "sandbox: {network: true}\nrules:" + sandboxRules, extra: "sandbox: {network: false}",
+			argv: []string{"touch", "x"}, want: want{limitsTCP: true}},
+		{name: "extra: ports intersect", main: "sandbox: {network: true, ports: [22, 443]}\nrules:" + sandboxRules,
+			extra: "sandbox: {ports: [443, 8443], bind: [8080]}", argv: []string{"touch", "x"},
+			want: want{network: true, ports: []uint16{443}, bind: []uint16{8080}, limitsTCP: true}},
+		{name: "extra: no common port, no network", main: "sandbox: {network: true, ports: [22]}\nrules:" + sandboxRules,
+			extra: "sandbox: {ports: [443]}", argv: []string{"touch", "x"}, want: want{limitsTCP: true}},
+		{name: "extra: a configured rule does not widen extra's ports", argv: []string{"curl", "https://example.com"},
+			main:  "sandbox: {ports: [443]}\nrules:\n  - {name: curl alt, action: allow, command: {argv_prefix: [curl]}, sandbox: {ports: [8443]}}" + sandboxRules,
+			extra: "sandbox: {ports: [443]}\nrules:" + sandboxRules,
+			want:  want{network: true, ports: []uint16{443}, limitsTCP: true}},
+		{name: "security: extra: its rule adds no path to the configured policy", main: "rules:" + sandboxRules, argv: []string{"touch", "x"},
+			extra: "rules:\n  - {name: touch, action: ask, command: {argv_prefix: [touch]}, sandbox: {write: [$OUT], required: true}}",
+			want:  want{noWrite: []string{"$OUT"}, required: true, requiredBy: "extra.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newSandboxFixture(t, tt.main, tt.extra)
+			sb, err := f.sandbox(t, tt.opts, tt.argv...)
+			w := tt.want
+			if w.err != "" {
+				var se *SandboxError
+				if !errors.As(err, &se) || !errors.Is(err, sandbox.ErrUnsafeGrant) || !strings.Contains(err.Error(), f.replacer.Replace(w.err)) {
+					t.Fatalf("err %v, want a SandboxError containing %q", err, f.replacer.Replace(w.err))
+				}
+				if !strings.Contains(se.Hint, f.replacer.Replace(w.hint)) {
+					t.Errorf("hint %q, want %q", se.Hint, f.replacer.Replace(w.hint))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sb.spec
+			for _, p := range w.write {
+				if !slices.Contains(s.ReadWrite, f.replacer.Replace(p)) {
+					t.Errorf("write %q lacks %s", s.ReadWrite, f.replacer.Replace(p))
+				}
+			}
+			for _, p := range w.noWrite {
+				if slices.Contains(slices.Concat(s.ReadWrite, s.ReadOnly), f.replacer.Replace(p)) {
+					t.Errorf("spec grants %s", f.replacer.Replace(p))
+				}
+			}
+			for _, p := range w.read {
+				if !slices.Contains(s.ReadOnly, f.replacer.Replace(p)) {
+					t.Errorf("read %q lacks %s", s.ReadOnly, f.replacer.Replace(p))
+				}
+			}
+			if s.Network != w.network || !slices.Equal(s.ConnectPorts, w.ports) || !slices.Equal(s.BindPorts, w.bind) {
+				t.Errorf("network %v ports %v bind %v, want %v %v %v", s.Network, s.ConnectPorts, s.BindPorts, w.network, w.ports, w.bind)
+			}
+			if s.Required != w.required || sb.requiredBy != w.requiredBy {
+				t.Errorf("required %v by %q, want %v by %q", s.Required, sb.requiredBy, w.required, w.requiredBy)
+			}
+			if s.RequireTCP != w.limitsTCP {
+				t.Errorf("RequireTCP %v, want %v", s.RequireTCP, w.limitsTCP)
+			}
+		})
+	}
+}
+
+func TestSandboxErrorHints(t *testing.T) {
+	tests := []struct {
+		sb   runSandbox
+		abi  int
+		want string
+	}{
+		{runSandbox{requiredBy: "--require-sandbox"}, 0, ""},
+		{runSandbox{requiredBy: "p.yaml"}, 0, "the policy p.yaml sets sandbox required: true"},
+		{runSandbox{limitsTCP: true}, 3, "needs Landlock ABI 4 and this kernel has 3"},
+		{runSandbox{limitsTCP: true, requiredBy: "--require-sandbox"}, 2, "remove those limits"},
+	}
+	for _, tt := range tests {
+		got := tt.sb.unenforceableHint(sandbox.Status{ABI: tt.abi})
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%+v at ABI %d: %q, want %q", tt.sb, tt.abi, got, tt.want)
+		}
+	}
+	e := &SandboxError{Err: fmt.Errorf("%w: TCP rules need Landlock ABI 4, the kernel has 3", sandbox.ErrUnenforceable)}
+	if !strings.Contains(e.Error(), "TCP rules need Landlock ABI 4") {
+		t.Errorf("SandboxError says %q", e.Error())
+	}
+}
+
+// TestNamedNeeds pins what the hint after a failure looks at.
+func TestNamedNeeds(t *testing.T) {
+	f := newSandboxFixture(t, "rules:"+sandboxRules, "")
+	tests := []struct {
+		argv  []string
+		want  []sandbox.Need
+		never []sandbox.Need
+	}{
+		{argv: []string{"touch", "$OUT/x"}, want: []sandbox.Need{{Path: "$OUT/x", Write: true}}},
+		{argv: []string{"rm", "$OUT/x"}, want: []sandbox.Need{{Path: "$OUT", Write: true}}, never: []sandbox.Need{{Path: "$OUT/x", Write: true}}},
+		{argv: []string{"cat", "$OUT/missing", "../out"}, want: []sandbox.Need{{Path: "$OUT/missing"}, {Path: "$OUT"}}},
+		{argv: []string{"sh", "-c", "echo hi > $OUT/y; wc -l < ~/docs/z"}, want: []sandbox.Need{{Path: "$OUT/y", Write: true}, {Path: "$HOME/docs/z"}}},
+		{argv: []string{"python3", "-c", `open("/etc/passwd").read()`, "--out=$OUT/new.json", "$OUT"},
+			want:  []sandbox.Need{{Path: "$OUT/new.json", Write: true}, {Path: "$OUT"}},
+			never: []sandbox.Need{{Path: "/etc/passwd"}}},
+		{argv: []string{"curl", "https://example.com:8443/x", "http://example.org/"},
+			want: []sandbox.Need{{Host: "example.com", Port: 8443}, {Host: "example.org", Port: 80}}},
+		{argv: []string{"git", "push", "git@github.com:o/r.git"}, want: []sandbox.Need{{Host: "github.com", Port: 22}}},
+		{argv: []string{"ssh", "-p", "2222", "host.example.com", "ls"}, want: []sandbox.Need{{Host: "host.example.com", Port: 2222}}},
+		{argv: []string{"nc", "-z", "localhost", "8080"}, want: []sandbox.Need{{Host: "localhost", Port: 8080}}},
+		{argv: []string{"redis-cli", "-h", "db.internal:6379", "[::1]:5432"}, want: []sandbox.Need{{Host: "db.internal", Port: 6379}, {Host: "::1", Port: 5432}}},
+		{argv: []string{"echo", "12:30", "a:b", "-o/x/y"}, never: []sandbox.Need{{Host: "12", Port: 30}, {Path: "/x/y", Write: true}}},
+	}
+	for _, tt := range tests {
+		req := f.req(tt.argv...)
+		dec, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := f.g.namedNeeds(req, dec)
+		for _, n := range tt.want {
+			n.Path = f.replacer.Replace(n.Path)
+			if !slices.Contains(got, n) {
+				t.Errorf("%q: needs %+v lack %+v", tt.argv, got, n)
+			}
+		}
+		for _, n := range tt.never {
+			n.Path = f.replacer.Replace(n.Path)
+			if slices.Contains(got, n) {
+				t.Errorf("%q: needs %+v hold %+v", tt.argv, got, n)
+			}
+		}
+		if slices.ContainsFunc(got, func(n sandbox.Need) bool { return n.Path == "" && n.Port == 0 }) {
+			t.Errorf("%q: empty need in %+v", tt.argv, got)
+		}
+	}
+}
+
+func requireLandlock(tb testing.TB, abi int) {
+	tb.Helper()
+	if got := sandbox.Probe().ABI; got < abi {
+		tb.Skipf("needs Landlock ABI %d, the kernel has %d", abi, got)
+	}
+}
+
+// run runs argv through the gate and returns the result and the
+// command's stderr.
+func (f *sandboxFixture) run(t *testing.T, argv ...string) (RunResult, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	res, err := f.g.Run(context.Background(), f.req(argv...), Stdio{Stdout: &stdout, Stderr: &stderr}, RunOptions{})
+	if err != nil {
+		t.Fatalf("run %q: %v", argv, err)
+	}
+	if !res.Ran {
+		t.Fatalf("run %q: not run: %s", argv, res.Decision.Reason)
+	}
+	return res, stderr.String()
+}
+
+// TestRunPolicyWriteAndHint: the policy's write path lets the command
+// write there; without it the kernel refuses, the command says so on its
+// own stderr, and the gate's hint names the snippet that grants it.
+func TestRunPolicyWriteAndHint(t *testing.T) {
+	requireLandlock(t, 1)
+	f := newSandboxFixture(t, "rules:"+sandboxRules, "")
+	res, stderr := f.run(t, "touch", "$OUT/denied")
+	if res.ExitCode == 0 || fileExists(filepath.Join(f.out, "denied")) {
+		t.Fatalf("touch outside the sandbox: exit %d", res.ExitCode)
+	}
+	if !strings.Contains(stderr, "Permission denied") {
+		t.Errorf("the command's stderr %q", stderr)
+	}
+	want := "the sandbox does not let commands write " + f.out + "/denied; to allow it, add to the policy: sandbox: {write: [" + f.out + "]}"
+	if res.Hint != want {
+		t.Errorf("hint %q, want %q", res.Hint, want)
+	}
+	var refused bool
+	for i, k := range f.audit.kinds {
+		if k == "run.finished" {
+			refused = strings.Contains(fmt.Sprint(f.audit.events[i]["sandbox"]), "refused")
+		}
+	}
+	if !refused {
+		t.Error("run.finished does not list the refusal")
+	}
+
+	// Nothing named is refused: no hint.
+	if res, _ := f.run(t, "cat", "$ROOT/ws/missing"); res.ExitCode == 0 || res.Hint != "" {
+		t.Errorf("cat of a missing file: exit %d, hint %q", res.ExitCode, res.Hint)
+	}
+	if res, _ := f.run(t, "touch", "$ROOT/ws/fine"); res.ExitCode != 0 || res.Hint != "" {
+		t.Errorf("touch in the workspace: exit %d, hint %q", res.ExitCode, res.Hint)
+	}
+
+	f = newSandboxFixture(t, "sandbox: {write: [$OUT]}\nrules:"+sandboxRules, "")
+	if res, stderr := f.run(t, "touch", "$OUT/granted"); res.ExitCode != 0 || !fileExists(filepath.Join(f.out, "granted")) {
+		t.Fatalf("touch in the policy's write path: exit %d: %s", res.ExitCode, stderr)
+	}
+	for i, k := range f.audit.kinds {
+		if k == "run.started" && !strings.Contains(fmt.Sprint(f.audit.events[i]["sandbox"]), "policy_write=["+f.out+"]") {
+			t.Errorf("run.started sandbox %v lacks the policy's write path", f.audit.events[i]["sandbox"])
+		}
+	}
+}
+
+// TestRunPolicyPortsLimitConnect: with ports, the command connects to
+// those TCP ports only, loopback included.
+func TestRunPolicyPortsLimitConnect(t *testing.T) {
+	requireLandlock(t, 4)
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("needs curl")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	url := srv.URL + "/"
+	curl := []string{"curl", "-sS", "--noproxy", "*", "-o", "/dev/null", url}
+
+	f := newSandboxFixture(t, "sandbox: {ports: [1]}\nrules:"+sandboxRules, "")
+	res, _ := f.run(t, curl...)
+	if res.ExitCode == 0 {
+		t.Fatal("connected to a port the policy does not list")
+	}
+	if !strings.Contains(res.Hint, "sandbox: {ports: [1, "+port+"]}") {
+		t.Errorf("hint %q does not grant port %s", res.Hint, port)
+	}
+
+	f = newSandboxFixture(t, "sandbox: {ports: ["+port+"]}\nrules:"+sandboxRules, "")
+	if res, stderr := f.run(t, curl...); res.ExitCode != 0 || res.Hint != "" {
+		t.Errorf("listed port: exit %d, hint %q: %s", res.ExitCode, res.Hint, stderr)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// BenchmarkSandboxStart is what the sandbox adds to a run of /bin/true:
+// "exec" starts and waits for it plainly; "sandbox" starts it with
+// sandbox.Start under the spec the gate builds for `mnemos run --
+// /bin/true` (the default sandbox with mnemos's files and the usual
+// secrets denied); "spec" is building that spec from the decision and the
+// policy, which every run does too. bench.sh reports them side by side.
+func BenchmarkSandboxStart(b *testing.B) {
+	requireLandlock(b, 1)
+	f := newSandboxFixture(b, "rules:"+sandboxRules, "")
+	sb, err := f.sandbox(b, RunOptions{}, "/bin/true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, start func(*exec.Cmd) error) {
+		for b.Loop() {
+			cmd := exec.Command("/bin/true")
+			if err := start(cmd); err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("exec", func(b *testing.B) { run(b, (*exec.Cmd).Start) })
+	b.Run("sandbox", func(b *testing.B) {
+		run(b, func(cmd *exec.Cmd) error {
+			_, err := sandbox.Start(cmd, sb.spec)
+			return err
+		})
+	})
+	req := f.req("/bin/true")
+	dec, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("spec", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := f.g.sandboxSpec(req, dec, RunOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// FuzzArgNeeds: whatever the arguments, the needs read from them are an
+// absolute path or a TCP port, never both and never neither.
+func FuzzArgNeeds(f *testing.F) {
+	for _, s := range []string{"curl https://example.com:8443/x", "git push git@github.com:o/r.git", "ssh -p 2222 h.example.com",
+		"nc -z localhost 8080", "cp ./a ../b ~/c", "x [::1]:5432 12:30 --out=/var/tmp/o", "x http://[::1 :0 a:65536"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var words []shellparse.Word
+		for _, w := range strings.Fields(line) {
+			words = append(words, shellparse.Word{Value: w})
+		}
+		abs := func(p string) string { return filepath.Join("/work", p) }
+		for _, n := range argNeeds(shellparse.Command{Argv: words}, abs) {
+			if (n.Path == "") == (n.Port == 0) || n.Path != "" && !filepath.IsAbs(n.Path) {
+				t.Fatalf("%q: need %+v", line, n)
+			}
+		}
+	})
+}
