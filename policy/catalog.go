@@ -21,12 +21,15 @@ type toolSpec struct {
 	mode    bool     // first operand is a mode or owner
 	opts    []string // options that take a separate value
 	outs    []string // options whose value is a file written
+	ins     []string // options whose value is a file read
+	runs    []string // options whose value is run as a command or loaded as code
 	verb    string
 }
 
 // takes reports whether opt takes a separate value.
 func (s toolSpec) takes(opt string) bool {
-	return slices.Contains(s.opts, opt) || slices.Contains(s.outs, opt)
+	return slices.Contains(s.opts, opt) || slices.Contains(s.outs, opt) ||
+		slices.Contains(s.ins, opt) || slices.Contains(s.runs, opt)
 }
 
 // catalog is the parsed catalog, built once and never changed.
@@ -77,6 +80,10 @@ func parseCatalog(src string) (map[string]toolSpec, error) {
 				s.verb = strings.ReplaceAll(strings.TrimPrefix(flag, "verb="), "_", " ")
 			case strings.HasPrefix(flag, "out:-"):
 				s.outs = append(s.outs, strings.TrimPrefix(flag, "out:"))
+			case strings.HasPrefix(flag, "in:-"):
+				s.ins = append(s.ins, strings.TrimPrefix(flag, "in:"))
+			case strings.HasPrefix(flag, "run:-"):
+				s.runs = append(s.runs, strings.TrimPrefix(flag, "run:"))
 			case strings.HasPrefix(flag, "-"):
 				s.opts = append(s.opts, flag)
 			default:

@@ -82,10 +82,33 @@ func isExecVar(name string) bool {
 		"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "PERL5OPT",
 		"PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "RUBYOPT", "IFS", "PATH",
 		"BROWSER", "DIFF", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_DIR",
-		"GIT_EXEC_PATH", "GIT_TEMPLATE_DIR":
+		"GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT",
+		"LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM", "LESSEDIT", "MANOPT", "SYSTEMD_PAGER",
+		"BAT_PAGER", "BAT_CONFIG_PATH", "DELTA_PAGER", "RIPGREP_CONFIG_PATH",
+		"ACKRC", "ACK_PAGER", "ACK_PAGER_COLOR", "CURL_HOME", "WGETRC", "SUDO_ASKPASS":
 		return true
 	}
 	return strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+// execAssign reports an assignment (NAME=value) that can make a program
+// run other code or write files its command line does not name: any
+// value of an exec variable (isExecVar), and a LESS whose options do
+// more than change the display (+CMD, -o FILE, -k FILE, ...).
+func execAssign(a string) bool {
+	n, v, _ := strings.Cut(a, "=")
+	if n != "LESS" {
+		return isExecVar(n)
+	}
+	if v == "" || strings.ContainsAny(v, "+$`\\\"'") {
+		return true
+	}
+	var words []shellparse.Word
+	for _, f := range strings.Fields(v) {
+		words = append(words, shellparse.Word{Value: f})
+	}
+	spec := specOf("less")
+	return len(optionValues(words, spec, spec.outs)) > 0 || len(optionValues(words, spec, spec.runs)) > 0
 }
 
 // Classify maps a parsed command to what it does. It is pure: it never looks
@@ -117,13 +140,20 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	}
 	for _, a := range cmd.Assigns {
 		n, _, _ := strings.Cut(a, "=")
-		if isExecVar(n) && !(n == "IFS" && name == "read") {
+		if execAssign(a) && !(n == "IFS" && name == "read") {
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			c.raise(Ask, "sets "+n+", which can make the program run other code")
 		}
 	}
 
 	pl = chdirPlace(cmd, pl)
+	if programElsewhere(cmd) {
+		// ./cat or /tmp/cat is whatever someone put there, not cat.
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		c.Verb = "run"
+		c.finish(cmd, pl)
+		return c
+	}
 	args := cmd.Argv[1:]
 	spec := specOf(name)
 	runs := func(verb string) {
@@ -134,11 +164,14 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	case kindPure, kindNavigate:
 		c.Verb, c.Reversibility = "compute", "reversible"
 		c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
+		if c.optionAccesses(cmd, pl, name, spec) && c.Verb == "compute" {
+			c.Verb, c.Reversibility = "write", "partial"
+		}
 		switch name {
 		case "export", "declare", "typeset", "local", "readonly":
 			// export PAGER=... makes later programs run that command.
 			for _, w := range args {
-				if n, _, ok := strings.Cut(w.Value, "="); ok && isExecVar(n) {
+				if n, _, ok := strings.Cut(w.Value, "="); ok && execAssign(w.Value) {
 					runs("run")
 					c.raise(Ask, "sets "+n+", which can make later programs run other code")
 				}
@@ -150,8 +183,30 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 				runs("run")
 			}
 		case "man":
-			// A pager or browser given on the command line runs as a command.
-			if hasOptionPrefix(args, "-P", "--pager", "-H", "--html") {
+			// A browser given on the command line runs as a command (the
+			// pager and configuration file are run: options).
+			if hasOptionPrefix(args, "-H", "--html") {
+				runs("run")
+			}
+			// A name with a slash, or any name under -l, is a file to
+			// format and show, wherever it is.
+			local := hasSwitch(args, spec, "-l", "--local-file")
+			for _, p := range pathArgs(name, args) {
+				if local || strings.Contains(p.Value, "/") {
+					c.add(pl, FSRead, p)
+					if c.Verb == "compute" {
+						c.Verb = "read"
+					}
+				}
+			}
+		case "hostname":
+			// hostname NAME, -F FILE or -b set the system's name.
+			if len(pathArgs(name, args)) > 0 || hasSwitch(args, spec, "-F", "--file", "-b", "--boot") {
+				runs("change the hostname")
+			}
+		case "hash":
+			// hash -p PATH NAME makes NAME run PATH from then on.
+			if hasSwitch(args, spec, "-p") {
 				runs("run")
 			}
 		}
@@ -170,11 +225,11 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	case kindRead, kindReadDir:
 		c.Verb, c.Reversibility = "read", "reversible"
 		paths := pathArgs(name, args)
-		for _, o := range spec.outs {
-			if out, ok := optionValue(args, o); ok && out.Value != "-" {
-				c.add(pl, FSWrite, out)
-				c.Verb, c.Reversibility = "write", "partial"
-			}
+		if c.optionAccesses(cmd, pl, name, spec) && c.Verb == "read" {
+			c.Verb, c.Reversibility = "write", "partial"
+		}
+		if readsListedFiles(name, args) {
+			c.Accesses = append(c.Accesses, Access{Capability: FSRead, Dynamic: true})
 		}
 		switch name {
 		case "sed":
@@ -191,7 +246,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 				c.finish(cmd, pl)
 				return c
 			}
-		case "less", "more", "most", "view":
+		case "less", "more", "most", "view", "zless", "zmore", "bzless", "xzless":
 			// +CMD runs a pager (or editor) command at start, and those can
 			// run shell commands; so can view -c.
 			for _, w := range args {
@@ -207,6 +262,56 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 				c.Verb, c.Reversibility = "write", "partial"
 				paths = paths[:1]
 			}
+		case "jq":
+			// --rawfile NAME FILE and --slurpfile NAME FILE read FILE.
+			for i := 0; i+2 < len(args); i++ {
+				if v := args[i].Value; v == "--" {
+					break
+				} else if v == "--rawfile" || v == "--slurpfile" {
+					c.add(pl, FSRead, args[i+2])
+					i += 2
+				}
+			}
+		case "xxd":
+			// xxd [-r] INFILE OUTFILE writes OUTFILE. Its options are many
+			// and loosely spelt, so every operand after the first counts.
+			for _, p := range paths[min(1, len(paths)):] {
+				c.add(pl, FSWrite, p)
+				c.Verb, c.Reversibility = "write", "partial"
+			}
+		case "yq":
+			if yqLoads(args) {
+				// load("FILE") and friends read files the expression names.
+				c.Accesses = append(c.Accesses, Access{Capability: FSRead, Dynamic: true})
+			}
+			if hasSwitch(args, spec, "-s", "--split-exp") {
+				// Each result goes to a file the expression names.
+				c.Accesses = append(c.Accesses, Access{Capability: FSWrite, Dynamic: true})
+				c.Verb, c.Reversibility = "write", "partial"
+			}
+			if hasSwitch(args, spec, "-i", "--inplace", "--in-place") {
+				c.Verb, c.Reversibility = "edit", "partial"
+				for _, p := range paths {
+					c.add(pl, FSWrite, p)
+				}
+			}
+		case "file":
+			// file -C compiles the magic file into NAME.mgc in the working
+			// directory.
+			if hasSwitch(args, spec, "-C", "--compile") {
+				c.add(pl, FSWrite, shellparse.Word{Value: "."})
+				c.Verb, c.Reversibility = "write", "partial"
+			}
+		case "tree":
+			// tree -R runs tree again in every directory through the shell.
+			if hasSwitch(args, spec, "-R") {
+				runs("run")
+			}
+		case "bat", "batcat":
+			// bat cache builds or clears its cache from configuration.
+			if len(paths) > 0 && paths[0].Value == "cache" {
+				runs("run")
+			}
 		}
 		if name == "find" {
 			paths = findRoots(args)
@@ -218,7 +323,9 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 			}
 		}
 		if len(paths) == 0 {
-			if toolKindOf(name) == kindReadDir {
+			if searchesWorkingDir(name, args) {
+				c.add(pl, FSRead, shellparse.Word{Value: "."})
+			} else if toolKindOf(name) == kindReadDir {
 				c.add(pl, FSRead, shellparse.Word{Value: "."})
 			} else {
 				c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
@@ -232,6 +339,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		if name == "rm" || name == "rmdir" || name == "shred" || name == "unlink" {
 			c.Verb, c.Reversibility = "delete", "irreversible"
 		}
+		c.optionAccesses(cmd, pl, name, spec)
 		paths := pathArgs(name, args)
 		if len(paths) == 0 && name != "tee" {
 			c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
@@ -241,6 +349,10 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindCopy:
 		c.Verb = "copy"
+		c.optionAccesses(cmd, pl, name, spec)
+		if name == "rsync" && rsyncRunsLocal(args) {
+			runs("run")
+		}
 		paths := pathArgs(name, args)
 		if name == "rsync" && hasRemote(paths) {
 			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: remoteHost(paths)})
@@ -262,6 +374,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindNet:
 		c.Verb = "connect to the network"
+		c.optionAccesses(cmd, pl, name, spec)
 		hosts := hostsOf(name, args)
 		if len(hosts) == 0 {
 			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Dynamic: true})
@@ -271,17 +384,40 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 		if name == "curl" || name == "wget" {
 			c.Verb = "download"
-			if out, ok := optionValue(args, "-o", "--output", "-O", "--output-document"); ok && out.Value != "-" {
-				c.add(pl, FSWrite, out)
-			} else if hasFlag(args, "-O", "--remote-name") && name == "curl" {
+			for _, w := range args {
+				// A file: URL reads a local file.
+				if u, err := url.Parse(w.Value); err == nil && u.Scheme == "file" && !w.Dynamic {
+					c.add(pl, FSRead, shellparse.Word{Value: u.Path})
+				}
+			}
+			saved := len(optionValues(args, spec, []string{"-o", "--output", "--output-dir"})) > 0
+			if name == "wget" {
+				saved = len(optionValues(args, spec, []string{"-O", "--output-document", "-P", "--directory-prefix"})) > 0
+			}
+			switch {
+			case name == "curl" && !saved && hasSwitch(args, spec, "-O", "--remote-name", "--remote-name-all"):
 				c.add(pl, FSWrite, shellparse.Word{Value: "."})
-			} else if name == "wget" && !hasFlag(args, "-O") {
+			case name == "wget" && !saved:
 				c.add(pl, FSWrite, shellparse.Word{Value: "."})
+			}
+			if name == "curl" {
+				for _, f := range curlFileArgs(args) {
+					c.add(pl, FSRead, f)
+				}
+			}
+			if curlWgetConfigured(name, args) {
+				// A configuration file or wgetrc command can name files
+				// to write that the command line does not.
+				c.Accesses = append(c.Accesses, Access{Capability: FSWrite, Dynamic: true})
 			}
 		}
 		if name == "ssh" && sshRunsRemote(args) {
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			c.Verb = "run remotely"
+		}
+		if (name == "ssh" || name == "scp" || name == "sftp") && sshRunsLocal(name, args) {
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			c.Verb = "run"
 		}
 		if name == "scp" || name == "sftp" {
 			c.Verb = "copy over the network"
@@ -293,6 +429,8 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindMail:
 		c.Verb, c.Reversibility = "send mail", "irreversible"
+		c.optionAccesses(cmd, pl, name, spec)
+		c.Reversibility = "irreversible"
 		rcpts := recipients(args)
 		if len(rcpts) == 0 {
 			c.Accesses = append(c.Accesses, Access{Capability: MailSend, Dynamic: true})
@@ -461,9 +599,12 @@ func pathArgs(prog string, args []shellparse.Word) []shellparse.Word {
 			if !hasEq && spec.takes(opt) {
 				i++
 			}
+			if prog == "jq" && jqPairOption(opt) {
+				i++ // --arg NAME VALUE, --rawfile NAME FILE, ...
+			}
 			continue
 		}
-		if strings.HasPrefix(v, "+") && (prog == "less" || prog == "more" || prog == "most" || prog == "view") {
+		if strings.HasPrefix(v, "+") && isPager(prog) {
 			continue // a command to run at start, not a file
 		}
 		if patternPending {
@@ -786,7 +927,22 @@ func findWrites(args []shellparse.Word) bool {
 
 func hostsOf(prog string, args []shellparse.Word) []string {
 	var hosts []string
-	for _, w := range args {
+	if prog == "ssh" || prog == "scp" || prog == "sftp" {
+		// A jump host is connected to first.
+		for _, j := range optionValues(args, specOf(prog), []string{"-J"}) {
+			for _, h := range strings.Split(j.Value, ",") {
+				if at := strings.LastIndex(h, "@"); at >= 0 {
+					h = h[at+1:]
+				}
+				if h, _, _ = strings.Cut(h, ":"); h != "" && !j.Dynamic {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+	}
+	// Operands only: the value of an option (ssh -p 22, -i KEY) is not a
+	// host.
+	for _, w := range pathArgs(prog, args) {
 		v := w.Value
 		if w.Dynamic || strings.HasPrefix(v, "-") {
 			continue
@@ -800,6 +956,9 @@ func hostsOf(prog string, args []shellparse.Word) []string {
 			h := v
 			if at := strings.LastIndex(h, "@"); at >= 0 {
 				h = h[at+1:]
+			}
+			if strings.Trim(h, "0123456789") == "" && len(hosts) > 0 {
+				continue // a port after the host (nc host 80)
 			}
 			if h != "" && !strings.Contains(h, "/") {
 				hosts = append(hosts, h)
@@ -903,8 +1062,22 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		rest = args[i+1:]
 	}
 	here := shellparse.Word{Value: "."}
-	for _, w := range rest {
+	var outputs []shellparse.Word
+	for j := 0; j < len(rest); j++ {
+		w := rest[j]
 		v := w.Value
+		switch {
+		case strings.HasPrefix(v, "--output-indicator-"):
+			continue
+		case v == "--output" && j+1 < len(rest):
+			// git diff, log, show --output FILE write the patch to FILE.
+			outputs = append(outputs, rest[j+1])
+			j++
+			continue
+		case strings.HasPrefix(v, "--output="):
+			outputs = append(outputs, shellparse.Word{Value: strings.TrimPrefix(v, "--output="), Dynamic: w.Dynamic})
+			continue
+		}
 		if strings.HasPrefix(v, "--output") || strings.HasPrefix(v, "--upload-pack") ||
 			strings.HasPrefix(v, "--receive-pack") || strings.HasPrefix(v, "--exec") ||
 			v == "--ext-diff" || strings.HasPrefix(v, "--open-files-in-pager") || v == "-O" {
@@ -915,10 +1088,31 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 	}
 	switch sub {
 	case "status", "log", "diff", "show", "blame", "grep", "ls-files", "ls-tree",
-		"rev-parse", "rev-list", "describe", "shortlog", "cat-file", "reflog",
+		"rev-parse", "rev-list", "describe", "shortlog", "cat-file",
 		"whatchanged", "cherry", "count-objects", "name-rev", "merge-base", "version", "help":
 		c.Verb, c.Reversibility = "read", "reversible"
 		c.add(pl, FSRead, here)
+		gitReadsFiles(c, sub, rest, pl)
+		if sub == "help" && hasSwitch(rest, toolSpec{}, "-w", "--web") {
+			// The help page opens in the configured browser.
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			c.Verb = "run"
+		}
+	case "reflog":
+		// git reflog [show|list|exists] reads; expire, delete and drop
+		// throw history away.
+		c.Verb, c.Reversibility = "read", "reversible"
+		c.add(pl, FSRead, here)
+		for _, w := range rest {
+			if strings.HasPrefix(w.Value, "-") {
+				continue
+			}
+			if w.Dynamic || w.Value == "expire" || w.Value == "delete" || w.Value == "drop" {
+				c.Verb, c.Reversibility = "drop history from the repository", "irreversible"
+				c.add(pl, FSWrite, here)
+			}
+			break
+		}
 	case "branch", "tag", "remote", "stash", "config", "worktree", "notes":
 		// Listing forms read; anything with further words may change state.
 		c.Verb, c.Reversibility = "read", "reversible"
@@ -963,6 +1157,64 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 	default:
 		// Unknown subcommands may be aliases, which can run shell commands.
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+	}
+	for _, o := range outputs {
+		c.add(pl, FSWrite, o)
+		if c.Verb == "read" {
+			c.Verb, c.Reversibility = "write", "partial"
+		}
+	}
+}
+
+// gitReadsFiles adds the files a reading git subcommand opens outside the
+// repository's own data: both paths of git diff --no-index (which git
+// also assumes, without the flag, for two paths when one lies outside the
+// working tree or there is no repository), and the files named by grep
+// -f, blame --contents, -S and --ignore-revs-file, and ls-files -X.
+func gitReadsFiles(c *Classification, sub string, rest []shellparse.Word, pl Place) {
+	var names []string
+	spec := toolSpec{}
+	switch sub {
+	case "diff":
+		var operands []shellparse.Word
+		noIndex := false
+		for j := 0; j < len(rest); j++ {
+			v := rest[j].Value
+			switch {
+			case v == "--no-index":
+				noIndex = true
+			case v == "--":
+			case v == "--output":
+				j++
+			case strings.HasPrefix(v, "-") && len(v) > 1:
+			default:
+				operands = append(operands, rest[j])
+			}
+		}
+		if noIndex || len(operands) == 2 {
+			for _, p := range operands {
+				if !isStdStream(p.Value) {
+					c.add(pl, FSRead, p)
+				}
+			}
+		}
+		return
+	case "grep":
+		names = []string{"-f"}
+		spec.opts = []string{"-e", "-A", "-B", "-C", "-m", "--max-count", "--max-depth", "--threads", "--and", "--or"}
+	case "blame":
+		names = []string{"--contents", "-S", "--ignore-revs-file"}
+		spec.opts = []string{"-L", "-C", "-M", "--ignore-rev"}
+	case "ls-files":
+		names = []string{"-X", "--exclude-from"}
+		spec.opts = []string{"-x", "--exclude", "--exclude-per-directory"}
+	default:
+		return
+	}
+	for _, f := range optionValues(rest, spec, names) {
+		if f.Value != "-" {
+			c.add(pl, FSRead, f)
+		}
 	}
 }
 

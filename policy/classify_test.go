@@ -21,7 +21,7 @@ func TestCatalog(t *testing.T) {
 			"break", "continue", "type", "help", "cd", "pushd", "popd", "echo", "printf", "true", "false", "pwd":
 			builtins++
 		}
-		for _, o := range append(slices.Clone(s.opts), s.outs...) {
+		for _, o := range slices.Concat(s.opts, s.outs, s.ins, s.runs) {
 			if !strings.HasPrefix(o, "-") {
 				t.Errorf("%s: option %q", name, o)
 			}
@@ -30,7 +30,7 @@ func TestCatalog(t *testing.T) {
 	if programs := len(m) - builtins; programs < 150 {
 		t.Errorf("catalog lists %d programs besides shell builtins, want at least 150", programs)
 	}
-	for _, bad := range []string{"x", "x nokind", "x read wat", "x read\nx write"} {
+	for _, bad := range []string{"x", "x nokind", "x read wat", "x read\nx write", "x read in:f", "x read run:pre", "x read out:o"} {
 		if _, err := parseCatalog(bad); err == nil {
 			t.Errorf("parseCatalog(%q) accepted", bad)
 		}

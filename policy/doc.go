@@ -135,4 +135,31 @@
 // at the policy's level, channel cli and sender user unless the example
 // says otherwise; the rule must match some command of each match example
 // and no command of any not_match example, or the policy does not load.
+//
+// # Rate limits
+//
+// The rate_limits: section (seed 000's per-capability token bucket), at
+// the top of a file or in a profile, bounds how often a capability is
+// used:
+//
+//	rate_limits:
+//	  - capability: network:http     # an entry of the registry
+//	    capacity: 20                 # bucket size, from 1 to 1000000
+//	    refill_per_minute: 10        # tokens added per minute, 0.000001 to 1000000
+//	    over: ask                    # once the bucket is empty: ask (default) or deny
+//
+// A file, and each profile, has at most one limit per capability. Every
+// number is a plain decimal (no hex, octal, .inf or .nan). The bucket of
+// an identity (channel, sender) and a capability starts full; each
+// command that uses the capability and is let through takes a token, and
+// with none left the command gets over instead until tokens refill. A
+// limit only ever makes a decision stricter. A profile's limit replaces
+// the file's on the same capability for the profile's requests
+// (RateLimitFor). In a stack (Merge) the limits of all layers combine
+// field by field, the strictest each time: a lower layer may lower the
+// capacity, slow the refill, say deny instead of ask or add a limit, and
+// what it writes looser is ignored, with a warning from LintLayered.
+//
+// The policy only describes limits: it keeps no buckets and reads no
+// clock; the gate keeps the buckets and applies the limits.
 package policy

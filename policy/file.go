@@ -112,8 +112,13 @@ type Policy struct {
 	// Sandbox is the sandbox: section: what the sandbox of every command
 	// adds to or removes from what the decision grants.
 	Sandbox SandboxConfig
-	// Profiles give some identities (channel, sender) their own level and
-	// rules, in file order; the first that matches an identity applies.
+	// RateLimits is the rate_limits: section, in file order, at most one
+	// per capability (see RateLimitFor). For a stack built by Merge, the
+	// layers' sections combined, for display.
+	RateLimits []RateLimit
+	// Profiles give some identities (channel, sender) their own level,
+	// rate limits and rules, in file order; the first that matches an
+	// identity applies.
 	Profiles []Profile
 	// Layer is where the policy sits in a stack built by Merge; "" for a
 	// policy read from one file and used alone.

@@ -46,6 +46,9 @@ func Format(p *Policy) []byte {
 	if !p.Sandbox.IsZero() {
 		root.Content = append(root.Content, plain("sandbox"), sandboxNode(p.Sandbox, false))
 	}
+	if len(p.RateLimits) > 0 {
+		root.Content = append(root.Content, plain("rate_limits"), rateLimitsNode(p.RateLimits))
+	}
 	ruleList := func(list []Rule) *yaml.Node {
 		rules := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		for _, r := range list {
@@ -60,7 +63,12 @@ func Format(p *Policy) []byte {
 			if pr.Level != nil {
 				n.Content = append(n.Content, plain("level"), plain(pr.Level.String()))
 			}
-			if len(pr.Rules) > 0 {
+			if len(pr.RateLimits) > 0 {
+				n.Content = append(n.Content, plain("rate_limits"), rateLimitsNode(pr.RateLimits))
+			}
+			if len(pr.Rules) > 0 || pr.Level == nil && len(pr.RateLimits) == 0 {
+				// A profile that sets nothing else keeps its empty rules:
+				// list, without which it would not load.
 				n.Content = append(n.Content, plain("rules"), ruleList(pr.Rules))
 			}
 			profiles.Content = append(profiles.Content, n)

@@ -17,16 +17,29 @@ func canonical(t testing.TB, p *Policy) string {
 	for i, pr := range p.Profiles {
 		pr.Pos = Pos{}
 		pr.Rules = canonicalRules(pr.Rules)
+		pr.RateLimits = canonicalLimits(pr.RateLimits)
 		profiles[i] = pr
 	}
 	sb := p.Sandbox
 	sb.Pos = Pos{}
 	b, err := json.Marshal(map[string]any{"level": p.Level, "shell": p.Shell, "ttl": p.ApprovalTTL,
-		"threshold": p.JudgeThreshold, "rules": canonicalRules(p.Rules), "sandbox": sb, "profiles": profiles})
+		"threshold": p.JudgeThreshold, "rules": canonicalRules(p.Rules), "sandbox": sb, "rate_limits": canonicalLimits(p.RateLimits), "profiles": profiles})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// canonicalLimits are rate limits with every position removed.
+func canonicalLimits(in []RateLimit) []RateLimit {
+	if in == nil {
+		return nil
+	}
+	out := make([]RateLimit, len(in))
+	for i, l := range in {
+		out[i] = RateLimit{Capability: l.Capability, Capacity: l.Capacity, RefillPerMinute: l.RefillPerMinute, Over: l.Over, Profile: l.Profile, Layer: l.Layer}
+	}
+	return out
 }
 
 // canonicalRules are rules with every position removed.
@@ -118,6 +131,10 @@ func FuzzParse(f *testing.F) {
 	for range 20 {
 		f.Add([]byte(randPolicy(r)))
 	}
+	for range 10 {
+		f.Add([]byte(randRateLimitPolicy(r)))
+	}
+	f.Add([]byte(rateLimitSrc))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		p, err := Parse("f.yaml", src)
 		if err != nil {

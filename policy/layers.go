@@ -144,13 +144,18 @@ func loadChecked(file string, check func(fs.FileInfo) error) (*Policy, error) {
 //     the sandbox of the commands run in it); port lists intersected;
 //     network false when any layer says false, true only from the system
 //     or user layer.
+//   - Rate limits (RateLimitFor): per capability, the limits the layers
+//     give the request's identity combine field by field, the strictest
+//     each time (smallest capacity, slowest refill, deny over ask); a
+//     limit only one layer sets applies.
 //
 // So a loosening attempt is ignored at run time by construction. Merge
 // reports each one it can see as a warning positioned in the file that
 // makes it (a level above a higher layer's, a looser defaults.shell,
 // approvals.ttl or judge.threshold, a project allow rule one of whose
 // match examples, or its argv_prefix, the layers above do not allow,
-// sandbox paths or network in a project file).
+// sandbox paths or network in a project file, a rate limit with a larger
+// capacity, a faster refill or over: ask where a layer above says deny).
 //
 // user should be the user's policy, or Default() when there is none; nil
 // is an empty policy with default settings. When system and project are
@@ -207,6 +212,7 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 		}
 	}
 	m.Sandbox = m.sandboxSection()
+	m.RateLimits = m.rateLimitSection()
 	if project != nil {
 		upper, _ := Merge(system, user, nil)
 		diags = append(diags, loosening(upper, project, LayerProject, "layers above ("+upper.Source+")")...)
@@ -380,6 +386,7 @@ func loosening(upper, lower *Policy, upperLayer Layer, what string) []Diagnostic
 			}
 		}
 	}
+	out = append(out, rateLimitLoosening(upper, lower, what)...)
 	return out
 }
 

@@ -314,6 +314,8 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 			return err
 		}
 		p.Sandbox = sc
+	case "rate_limits":
+		p.RateLimits = d.rateLimits(v)
 	case "profiles":
 		return d.profiles(v, p)
 	case "defaults":
@@ -328,7 +330,7 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
 	default:
-		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, profiles, allow, ask, deny or rules)", k.Value))
+		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, rate_limits, profiles, allow, ask, deny or rules)", k.Value))
 	}
 	return nil
 }

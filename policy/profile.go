@@ -15,21 +15,28 @@ import (
 //	    channel: telegram            # a channel, or "*" for any
 //	    sender: "*"                  # a sender, or "*" for any
 //	    level: readonly              # optional: the level for these requests
+//	    rate_limits:                 # optional: limits for these requests
+//	      - {capability: network:http, capacity: 5, refill_per_minute: 1}
 //	    rules:                       # optional: rules tried with the file's
 //	      - {name: no mail, action: deny, command: {argv_prefix: [mail]}}
 //
 // The first profile, in file order, whose channel and sender match a
 // request applies to it; the others do not. Its level replaces the file's
 // level for the request, lower or higher: a profile is written by the
-// same person as the file, with the same trust. Its rules join the file's
-// in one priority order (highest first); at equal priority a profile rule
-// comes before the file's rules. Requests of other identities see neither.
+// same person as the file, with the same trust. Each of its rate limits
+// likewise replaces the file's limit on the same capability (the file's
+// other limits still apply). Its rules join the file's in one priority
+// order (highest first); at equal priority a profile rule comes before
+// the file's rules. Requests of other identities see none of these.
 type Profile struct {
 	Name    string `json:"name"`
 	Channel string `json:"channel"`
 	Sender  string `json:"sender"`
 	// Level, when set, is the level of the profile's requests.
 	Level *Level `json:"level,omitempty"`
+	// RateLimits replace, for the profile's requests, the file's limits on
+	// the same capabilities (see RateLimitFor).
+	RateLimits []RateLimit `json:"rate_limits,omitempty"`
 	// Rules are the profile's own rules, in evaluation order.
 	Rules []Rule `json:"rules,omitempty"`
 	Pos   Pos    `json:"pos"`
@@ -112,7 +119,7 @@ func mergeRules(a, b []Rule) []Rule {
 	return out
 }
 
-const profileKeys = "name, channel, sender, level, rules, allow, ask or deny"
+const profileKeys = "name, channel, sender, level, rate_limits, rules, allow, ask or deny"
 
 // profiles decodes the profiles: list.
 func (d *decoder) profiles(n *yaml.Node, p *Policy) *Error {
@@ -150,7 +157,7 @@ func (d *decoder) profile(n *yaml.Node) (Profile, *Error) {
 	if n.Kind != yaml.MappingNode {
 		return pr, d.errAt(n, "expected a profile (a mapping with channel, sender, and level or rules)")
 	}
-	var channel, sender, rules bool
+	var channel, sender, rules, limits bool
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
@@ -180,6 +187,8 @@ func (d *decoder) profile(n *yaml.Node) (Profile, *Error) {
 				return pr, d.errAt(v, perr.Error())
 			}
 			pr.Level = &l
+		case "rate_limits":
+			pr.RateLimits, limits = d.rateLimits(v), true
 		case "rules":
 			pr.Rules, rules = append(pr.Rules, d.ruleList(v, nil)...), true
 		case "allow", "ask", "deny":
@@ -194,14 +203,17 @@ func (d *decoder) profile(n *yaml.Node) (Profile, *Error) {
 		return pr, d.errAt(n, "profile has no channel (write \"*\" for any)")
 	case !sender:
 		return pr, d.errAt(n, "profile has no sender (write \"*\" for any)")
-	case pr.Level == nil && !rules:
-		return pr, d.errAt(n, "profile sets nothing: give a level or rules")
+	case pr.Level == nil && !rules && !limits:
+		return pr, d.errAt(n, "profile sets nothing: give a level, rate_limits or rules")
 	}
 	if pr.Name == "" {
 		pr.Name = pr.Channel + "/" + pr.Sender
 	}
 	for i := range pr.Rules {
 		pr.Rules[i].profile = pr.Name
+	}
+	for i := range pr.RateLimits {
+		pr.RateLimits[i].Profile = pr.Name
 	}
 	return pr, nil
 }
