@@ -240,7 +240,7 @@ func (w *walker) evalBuiltin(inv *invocation) {
 		inv.st.makeOpaque()
 	}
 	if inv.callSt != inv.st {
-		*inv.st = *merge(inv.st, inv.callSt)
+		*inv.st = mergeState(inv.st, inv.callSt)
 	}
 }
 
@@ -529,7 +529,7 @@ func (w *walker) declClause(st *state, c *syntax.DeclClause) {
 			}
 		}
 	}
-	w.emit(Command{Argv: fieldWords(argv)})
+	w.emit(Command{Argv: w.wordsOf(argv)})
 	w.applyDecl(st, variant, flags, items, opaque)
 }
 

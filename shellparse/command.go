@@ -114,14 +114,36 @@ func (c Command) HasWrapper(name string) bool {
 // String renders the command for humans: wrappers, then argv, then
 // redirects, space separated (not a re-quotable shell string).
 func (c Command) String() string {
-	var b strings.Builder
+	n := 0
 	for _, w := range c.Wrappers {
 		if len(w.Argv) > 0 {
-			b.WriteString(strings.Join(w.Argv, " "))
+			for _, a := range w.Argv {
+				n += len(a) + 1
+			}
+		} else {
+			n += len(w.Name) + 1
+		}
+	}
+	for _, w := range c.Argv {
+		n += len(w.Value) + 1
+	}
+	for _, r := range c.Redirects {
+		n += 1 + len(r.Fd) + len(r.Op) + len(r.Target.Value)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, w := range c.Wrappers {
+		if len(w.Argv) > 0 {
+			for i, a := range w.Argv {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(a)
+			}
 		} else {
 			b.WriteString(w.Name)
 		}
-		b.WriteString(" ")
+		b.WriteByte(' ')
 	}
 	for i, w := range c.Argv {
 		if i > 0 {
@@ -131,7 +153,9 @@ func (c Command) String() string {
 	}
 	for _, r := range c.Redirects {
 		b.WriteByte(' ')
-		b.WriteString(r.Fd + r.Op + r.Target.Value)
+		b.WriteString(r.Fd)
+		b.WriteString(r.Op)
+		b.WriteString(r.Target.Value)
 	}
 	return b.String()
 }

@@ -13,6 +13,19 @@ import (
 // hidden from the guard while the shell runs it. Where the two disagree,
 // the script is refused rather than judged on the parser's reading.
 func checkComments(src string, f *syntax.File) error {
+	// Every comment starts at a "#" of the source: when bash could start
+	// one at each of them, no comment can be out of place.
+	for off := 0; ; {
+		i := strings.IndexByte(src[off:], '#')
+		if i < 0 {
+			return nil
+		}
+		off += i
+		if !commentMayStartAt(src, off) {
+			break
+		}
+		off++
+	}
 	var bad *syntax.Comment
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.Comment); ok && bad == nil && !commentMayStartAt(src, int(c.Hash.Offset())) {

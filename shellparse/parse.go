@@ -149,6 +149,7 @@ type walker struct {
 	maxWork int
 
 	ctx      []string
+	ctxBuf   [8]string // ctx's first array
 	wraps    []Wrapper
 	redirs   []Redirect // inherited from enclosing compound statements
 	calls    []string   // functions being expanded
@@ -163,6 +164,12 @@ type walker struct {
 	funcDefs  map[funcKey]*funcDef
 	defRanges []defRange
 	called    map[*funcDef]bool
+
+	// The slices of the commands emitted, and of the fields evaluated.
+	wordSlab slab[Word]
+	strs     slab[string]
+	wrappers slab[Wrapper]
+	flds     slab[field]
 }
 
 type funcKey struct {
@@ -179,11 +186,13 @@ type defRange struct {
 type bailout struct{ err error }
 
 func newWalker(env Env, lim Limits) *walker {
-	return &walker{
+	w := &walker{
 		lim:     lim,
 		env:     env,
 		maxWork: 4 * lim.MaxArgs,
 	}
+	w.ctx = w.ctxBuf[:0]
+	return w
 }
 
 func (w *walker) fail(err error) { panic(bailout{err}) }
@@ -304,13 +313,16 @@ func (w *walker) enter() {
 
 func (w *walker) leave() { w.depth-- }
 
-// pushCtx adds a context entry; list operators are not repeated.
+// pushCtx adds a context entry; list operators are not repeated. Entries
+// are pushed and popped in nesting order, and whoever keeps w.ctx (emit,
+// try) keeps a copy or a prefix that later pushes do not touch, so the
+// stack grows in place.
 func (w *walker) pushCtx(s string) int {
 	n := len(w.ctx)
 	if n > 0 && w.ctx[n-1] == s && (s == "&&" || s == "||" || s == "|") {
 		return n
 	}
-	w.ctx = append(w.ctx[:n:n], s)
+	w.ctx = append(w.ctx, s)
 	return n
 }
 
@@ -327,13 +339,19 @@ func (w *walker) emit(c Command) {
 		w.fail(&LimitError{What: "words", Max: w.lim.MaxArgs})
 	}
 	if len(w.ctx) > 0 {
-		c.Context = slices.Clone(w.ctx)
+		c.Context = w.strs.take(len(w.ctx))
+		copy(c.Context, w.ctx)
 	}
 	if len(w.wraps) > 0 {
-		c.Wrappers = append(slices.Clone(w.wraps), c.Wrappers...)
+		ws := w.wrappers.take(len(w.wraps) + len(c.Wrappers))
+		copy(ws[copy(ws, w.wraps):], c.Wrappers)
+		c.Wrappers = ws
 	}
 	if len(w.redirs) > 0 {
-		c.Redirects = append(slices.Clone(w.redirs), c.Redirects...)
+		c.Redirects = slices.Concat(w.redirs, c.Redirects)
+	}
+	if w.out == nil {
+		w.out = make([]Command, 0, 4)
 	}
 	w.out = append(w.out, c)
 }

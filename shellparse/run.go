@@ -267,7 +267,7 @@ func (w *walker) tryAlias(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) 
 		outs = append(outs, sub)
 	}
 	if len(outs) > 1 || outs[0] != st {
-		*st = *merge(outs...)
+		*st = mergeState(outs...)
 	}
 	return true
 }
@@ -297,7 +297,7 @@ func (w *walker) run(inv *invocation) {
 // emitInv emits the invocation as it stands.
 func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 	c := Command{
-		Argv:      fieldWords(inv.args),
+		Argv:      w.wordsOf(inv.args),
 		Assigns:   withExported(inv.assigns, inv.callSt),
 		Redirects: inv.redirs,
 		Wrappers:  slices.Clone(inv.wraps),
@@ -531,7 +531,7 @@ func (w *walker) callFunc(inv *invocation, fs funcSet) {
 	if inv.callSt != inv.st {
 		outs = append(outs, inv.st.clone())
 	}
-	*inv.st = *merge(outs...)
+	*inv.st = mergeState(outs...)
 }
 
 // shellScript parses and walks the script given to a shell (-c, eval,

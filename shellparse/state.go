@@ -376,8 +376,15 @@ func (st *state) equal(o *state) bool {
 // merge joins the states of alternative paths: what differs between them
 // becomes unknown (variables) or a set of possibilities (functions, aliases).
 func merge(outs ...*state) *state {
+	res := mergeState(outs...)
+	return &res
+}
+
+// mergeState is merge returning the joined state as a value, for callers
+// that store it in place ("*st = mergeState(st, sub)").
+func mergeState(outs ...*state) state {
 	first := outs[0]
-	res := &state{env: first.env}
+	res := state{env: first.env}
 	for _, o := range outs {
 		res.opaque = res.opaque || o.opaque
 		res.namerefs = res.namerefs || o.namerefs

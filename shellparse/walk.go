@@ -146,8 +146,9 @@ func (w *walker) compound(st *state, c syntax.Command) {
 // chains do not nest.
 func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 	pipe := c.Op == syntax.Pipe || c.Op == syntax.PipeAll
-	var items []*syntax.Stmt
-	var ops []string
+	var itemsBuf [8]*syntax.Stmt
+	var opsBuf [8]string
+	items, ops := itemsBuf[:0], opsBuf[:0]
 	cur := c
 	for {
 		items = append(items, cur.Y)
@@ -171,14 +172,14 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 			sub := st.clone()
 			if i > 0 {
 				prev := items[i-1]
-				w.pipeIn = &stdinBody{lazy: func() *stdinBody { return w.staticOutput(st, prev) }}
+				w.pipeIn = &stdinBody{lazy: w, lazySt: st, lazyPrev: prev}
 			}
 			w.stmt(sub, s)
 			w.pipeIn = nil
 			w.popCtx(n)
 			last = sub
 		}
-		*st = *merge(st, last)
+		*st = mergeState(st, last)
 		return
 	}
 	for i, s := range items {
@@ -192,7 +193,7 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 		} else {
 			sub := st.clone()
 			w.stmt(sub, s)
-			*st = *merge(st, sub)
+			*st = mergeState(st, sub)
 		}
 		w.popCtx(n)
 	}
@@ -225,7 +226,7 @@ func (w *walker) ifClause(st *state, c *syntax.IfClause) {
 			w.ifClause(elseSt, e)
 		}
 	}
-	*st = *merge(thenSt, elseSt)
+	*st = mergeState(thenSt, elseSt)
 }
 
 // loop walks a loop. First it finds, without emitting, the state at the
@@ -253,7 +254,7 @@ func (w *walker) loop(st *state, node syntax.Node, dry, final func(*state)) {
 	}
 	end := cur.clone()
 	final(end)
-	*st = *merge(cur, end)
+	*st = mergeState(cur, end)
 }
 
 func (w *walker) forClause(st *state, c *syntax.ForClause) {
@@ -327,7 +328,7 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 				}
 				outs = append(outs, it)
 			}
-			*s = *merge(outs...)
+			*s = mergeState(outs...)
 		}
 		w.loop(st, c, iter, iter)
 	}
@@ -367,7 +368,7 @@ func (w *walker) caseClause(st *state, c *syntax.CaseClause) {
 		outs = append(outs, start)
 		prev, prevOp = start, item.Op
 	}
-	*st = *merge(outs...)
+	*st = mergeState(outs...)
 }
 
 func (w *walker) funcDecl(st *state, c *syntax.FuncDecl) {
@@ -727,9 +728,12 @@ type stdinBody struct {
 	// inherited is set for the input of an enclosing compound command,
 	// which several commands may share.
 	inherited bool
-	// lazy computes the body when it is needed (the output of the
-	// previous command of a pipeline); it may return nil.
-	lazy func() *stdinBody
+	// lazy, when set, computes the body when it is needed: the output of
+	// the previous command of a pipeline, lazyPrev run in lazySt
+	// (staticOutput; it may be nil).
+	lazy     *walker
+	lazySt   *state
+	lazyPrev *syntax.Stmt
 }
 
 // get resolves a lazy body.
@@ -737,7 +741,7 @@ func (s *stdinBody) get() *stdinBody {
 	if s == nil || s.lazy == nil {
 		return s
 	}
-	r := s.lazy()
+	r := s.lazy.staticOutput(s.lazySt, s.lazyPrev)
 	if r != nil {
 		r.inherited = s.inherited
 	}

@@ -41,8 +41,9 @@ func fieldValues(fs []field) []string {
 	return out
 }
 
-func fieldWords(fs []field) []Word {
-	out := make([]Word, len(fs))
+// wordsOf returns the fields as words, taken from the walker's slab.
+func (w *walker) wordsOf(fs []field) []Word {
+	out := w.wordSlab.take(len(fs))
 	for i, f := range fs {
 		out[i] = f.word()
 	}
@@ -124,8 +125,14 @@ func simpleLit(word *syntax.Word) (string, bool) {
 		return "", false
 	}
 	l, ok := word.Parts[0].(*syntax.Lit)
-	if !ok || strings.ContainsAny(l.Value, "\\*?[{~") {
+	if !ok {
 		return "", false
+	}
+	for i := 0; i < len(l.Value); i++ {
+		switch l.Value[i] {
+		case '\\', '*', '?', '[', '{', '~':
+			return "", false
+		}
 	}
 	return l.Value, true
 }
@@ -134,6 +141,9 @@ func simpleLit(word *syntax.Word) (string, bool) {
 // parameters, quote removal, field splitting and (as dynamic) globbing.
 func (w *walker) fields(st *state, words []*syntax.Word) []field {
 	var out []field
+	if len(words) > 0 {
+		out = w.flds.take(len(words))[:0]
+	}
 	for _, word := range words {
 		w.tick()
 		if s, ok := simpleLit(word); ok {

@@ -92,17 +92,18 @@ func isGrepLike(name string) bool {
 }
 
 // argRoles returns the role of each argument (argv without the program
-// name). A nil result means every argument is a possible path.
-func argRoles(name string, argv []shellparse.Word) []role {
+// name). A nil result means every argument is a possible path. The result
+// is written in buf when it is large enough.
+func argRoles(name string, argv []shellparse.Word, buf []role) []role {
 	if len(argv) < 2 {
 		return nil
 	}
 	args := argv[1:]
 	switch {
 	case isPrinter(name):
-		return fill(len(args), roleText)
+		return fill(buf, len(args), roleText)
 	case isNameLookup(name):
-		roles := fill(len(args), roleText)
+		roles := fill(buf, len(args), roleText)
 		if name == "man" {
 			for i, a := range args {
 				if strings.Contains(a.Value, "/") {
@@ -113,11 +114,11 @@ func argRoles(name string, argv []shellparse.Word) []role {
 		return roles
 	case name == "command":
 		if v := args[0].Value; v == "-v" || v == "-V" {
-			return fill(len(args), roleText)
+			return fill(buf, len(args), roleText)
 		}
 		return nil
 	case isMetadata(name):
-		roles := make([]role, len(args))
+		roles := newRoles(buf, len(args))
 		for i, a := range args {
 			if !strings.HasPrefix(a.Value, "-") || a.Value == "-" {
 				roles[i] = roleMeta
@@ -125,21 +126,20 @@ func argRoles(name string, argv []shellparse.Word) []role {
 		}
 		return roles
 	case isGrepLike(name):
-		return grepRoles(name, args)
+		return grepRoles(name, args, newRoles(buf, len(args)))
 	case name == "git":
-		return gitRoles(args)
+		return gitRoles(args, buf)
 	case name == "find":
-		return findRoles(args)
+		return findRoles(args, newRoles(buf, len(args)))
 	case name == "gh":
-		return ghRoles(args)
+		return ghRoles(args, newRoles(buf, len(args)))
 	}
 	return nil
 }
 
 // findRoles marks the patterns and formats of find's tests and actions
 // as text: "-path '*/.ssh/*' -prune" names no file.
-func findRoles(args []shellparse.Word) []role {
-	roles := make([]role, len(args))
+func findRoles(args []shellparse.Word, roles []role) []role {
 	for i := 0; i+1 < len(args); i++ {
 		switch args[i].Value {
 		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
@@ -159,8 +159,7 @@ func findRoles(args []shellparse.Word) []role {
 
 // ghRoles marks the titles, bodies and notes given to gh as text. Files
 // (--body-file, -F) stay paths.
-func ghRoles(args []shellparse.Word) []role {
-	roles := make([]role, len(args))
+func ghRoles(args []shellparse.Word, roles []role) []role {
 	for i := 0; i < len(args); i++ {
 		v := args[i].Value
 		if long, ok := strings.CutPrefix(v, "--"); ok {
@@ -184,8 +183,19 @@ func ghRoles(args []shellparse.Word) []role {
 	return roles
 }
 
-func fill(n int, r role) []role {
-	out := make([]role, n)
+// newRoles returns n roles, all rolePath, in buf when it is large enough.
+func newRoles(buf []role, n int) []role {
+	if n > cap(buf) {
+		return make([]role, n)
+	}
+	out := buf[:n]
+	clear(out)
+	return out
+}
+
+// fill returns n roles, all r, in buf when it is large enough.
+func fill(buf []role, n int, r role) []role {
+	out := newRoles(buf, n)
 	for i := range out {
 		out[i] = r
 	}
@@ -195,8 +205,7 @@ func fill(n int, r role) []role {
 // grepRoles marks the search pattern of grep and its relatives as text:
 // the values of -e/--regexp, or else the first operand. The value of
 // -f/--file is a file and stays a path.
-func grepRoles(name string, args []shellparse.Word) []role {
-	roles := make([]role, len(args))
+func grepRoles(name string, args []shellparse.Word, roles []role) []role {
 	shortValues := "ABCDdefm"
 	if name == "rg" {
 		shortValues = "ABCEdefgjMmrtT"
@@ -297,8 +306,7 @@ func grepLongKind(name, opt string) byte {
 
 // gitRoles marks a message given with -m/--message to the git subcommands
 // that take one as text. Everything else stays a possible path.
-func gitRoles(args []shellparse.Word) []role {
-	roles := make([]role, len(args))
+func gitRoles(args []shellparse.Word, buf []role) []role {
 	sub := -1
 	for i := 0; i < len(args); i++ {
 		v := args[i].Value
@@ -314,6 +322,7 @@ func gitRoles(args []shellparse.Word) []role {
 	if sub < 0 {
 		return nil
 	}
+	roles := newRoles(buf, len(args))
 	switch args[sub].Value {
 	case "commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick":
 	case "log", "show", "whatchanged", "shortlog", "rev-list", "reflog":

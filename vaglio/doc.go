@@ -87,6 +87,11 @@
 //     list; audit tail, verify; sandbox status; version; help) pass, every
 //     other subcommand, known or not, is self-tampering.
 //
+// A caller that checks many commands (every command of a request, from
+// every directory it may run in) makes the guard ready once with
+// [Guard.Prepare]: the [Prepared] guard judges exactly as the Guard, with
+// its paths cleaned once instead of at every check.
+//
 // # The judge
 //
 // The rule-based judge ("rule-based-v1", seed 003 ch. 4) starts at 0.70,

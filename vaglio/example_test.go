@@ -40,6 +40,21 @@ func ExampleGuard_Check() {
 	// self-tamper: mnemos approvals approve (self-tamper: resolves an approval)
 }
 
+func ExampleGuard_Prepare() {
+	g := vaglio.Guard{Home: "/home/ada", Protected: []string{"/home/ada/.config/mnemos"}}.Prepare()
+	rm := shellparse.Command{Argv: []shellparse.Word{{Value: "rm"}, {Value: "-rf"}, {Value: "mnemos"}}}
+	for _, dir := range []string{"/home/ada/proj", "/home/ada/.config"} {
+		if hit, ok := g.Check(rm, dir); ok {
+			fmt.Println(dir+":", hit.Check, hit.Pattern)
+		} else {
+			fmt.Println(dir + ": pass")
+		}
+	}
+	// Output:
+	// /home/ada/proj: pass
+	// /home/ada/.config: self-tamper /home/ada/.config/mnemos
+}
+
 func ExampleJudge_Judge() {
 	cmd := shellparse.Command{Argv: []shellparse.Word{{Value: "cat"}, {Value: "/tmp/../etc/foo"}}}
 	v := vaglio.Judge{}.Judge(vaglio.Input{Intent: "cat my notes", Command: cmd, Critical: true})

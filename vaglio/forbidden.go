@@ -28,10 +28,11 @@ func (c *checker) forbiddenRule(cd candidate, reading bool) (pathRule, bool) {
 	if !mayBeForbidden(cd) {
 		return pathRule{}, false
 	}
+	cd = cd.withElems()
 	rules := forbiddenRules()
 	for i := range rules {
 		r := &rules[i]
-		if r.notRootHome && !c.rootForbidden {
+		if r.notRootHome && !c.rootForbidden() {
 			continue
 		}
 		if !matchRule(r.pattern, r.except, cd, false) {
@@ -54,22 +55,39 @@ func (c *checker) forbiddenRule(cd candidate, reading bool) (pathRule, bool) {
 // mayBeForbidden is a quick filter in front of the rule tables: every
 // anchored rule starts with one of a few top-level directories, and every
 // floating rule with one of a few dot names, so a literal path with neither
-// cannot match. TestForbiddenRulesShape keeps the tables within this
-// filter.
+// cannot match. A glob cannot either when its first element is a literal
+// other than those directories and none of its elements starts with a dot
+// (in the shell, and in elemMatch, no glob character matches a leading
+// dot). TestForbiddenRulesShape keeps the tables within this filter.
 func mayBeForbidden(cd candidate) bool {
-	if cd.glob || len(cd.elems) == 0 {
+	if cd.path == "/" {
 		return true
 	}
-	switch cd.elems[0] {
+	// The elements of the path, read in place.
+	first, _, _ := strings.Cut(cd.path[1:], "/")
+	switch first {
 	case "etc", "root", "boot", "sys", "proc", "dev":
 		return true
 	}
-	for _, e := range cd.elems {
-		if floatingHead(e) {
+	if cd.glob && hasMeta(first) {
+		return true
+	}
+	p := cd.path
+	for off := 1; ; off++ {
+		// The elements that start with a dot (each follows a slash).
+		i := strings.IndexByte(p[off:], '.')
+		if i < 0 {
+			return false
+		}
+		off += i
+		if p[off-1] != '/' {
+			continue
+		}
+		e, _, _ := strings.Cut(p[off:], "/")
+		if cd.glob || floatingHead(e) {
 			return true
 		}
 	}
-	return false
 }
 
 // floatingHead reports the names a floating rule can start with.
@@ -84,17 +102,19 @@ func floatingHead(e string) bool {
 	return strings.HasPrefix(e, ".env.")
 }
 
-// scan emits a hit for the first forbidden candidate among cands.
-func (c *checker) scan(cands []candidate, what string, reading bool, emit emitFunc) bool {
+// scan emits a hit for the first forbidden candidate among cands. The
+// hit's reason names what+detail (joined only for a hit).
+func (c *checker) scan(cands []candidate, what, detail string, reading bool) bool {
 	for _, cd := range cands {
 		if r, ok := c.forbiddenRule(cd, reading); ok {
-			return emit(forbiddenHit(r, what, cd.word))
+			return c.emit(forbiddenHit(r, what+detail, cd.word))
 		}
 	}
 	return true
 }
 
-func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
+// roles are argRoles(cmd.Name(), cmd.Argv).
+func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 	var buf []candidate
 	name := cmd.Name()
 	what := name
@@ -104,13 +124,12 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 	if len(cmd.Argv) > 0 {
 		// The program itself, when given as a path.
 		if p := cmd.Argv[0]; strings.Contains(p.Value, "/") {
-			if !c.scan(c.r.wordCandidates(p, buf[:0]), "program", false, emit) {
+			if !c.scan(c.r.wordCandidates(p, buf[:0]), "program", "", false) {
 				return false
 			}
 		}
 		args := cmd.Argv[1:]
 		reading := isReader(name, args)
-		roles := argRoles(name, cmd.Argv)
 		if c.isSelfName(name) {
 			roles = selfRoles(args)
 		}
@@ -118,7 +137,7 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 			if roles != nil && roles[i] != rolePath {
 				continue
 			}
-			if !c.scan(c.argCandidates(i, w), what, reading, emit) {
+			if !c.scan(c.argCandidates(i, w), what, "", reading) {
 				return false
 			}
 		}
@@ -127,12 +146,11 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 	// may match a forbidden name counts as that name.
 	for _, pat := range selectedNames(name, cmd.Argv) {
 		buf = append(buf[:0], newCandidate(c.r.abs(pat), hasMeta(pat), false, pat))
-		if !c.scan(buf, what, true, emit) {
+		if !c.scan(buf, what, "", true) {
 			return false
 		}
 	}
-	for _, rd := range cmd.Redirects {
-		op := rd.Fd + rd.Op
+	for i, rd := range cmd.Redirects {
 		switch rd.Op {
 		case "<<", "<<-", "<<<":
 			// A here-document's body is data on stdin; for a program that
@@ -141,7 +159,7 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 				continue
 			}
 			buf = c.r.embeddedCandidates(rd.Target.Value, buf[:0])
-			if !c.scan(buf, "here-document of "+what, false, emit) {
+			if !c.scan(buf, "here-document of ", what, false) {
 				return false
 			}
 			continue
@@ -150,9 +168,8 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 				continue
 			}
 		}
-		buf = c.r.wordCandidates(rd.Target, buf[:0])
 		reading := !redirectWrites(rd)
-		if !c.scan(buf, "redirect "+op, reading, emit) {
+		if !c.scan(c.redirectCandidates(i, rd), "redirect ", rd.Fd+rd.Op, reading) {
 			return false
 		}
 	}
@@ -166,7 +183,7 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 			buf = c.r.dynamicCandidates(c.r.expandHome(value), false, value, buf)
 		}
 		buf = c.r.embeddedCandidates(value, buf)
-		if !c.scan(buf, "assignment "+strings.TrimSuffix(name, "+"), false, emit) {
+		if !c.scan(buf, "assignment ", strings.TrimSuffix(name, "+"), false) {
 			return false
 		}
 	}
@@ -183,7 +200,7 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, emit emitFunc) bool {
 				buf = c.r.dynamicCandidates(c.r.expandHome(v), false, v, buf)
 			}
 			buf = c.r.embeddedCandidates(v, buf)
-			if !c.scan(buf, "wrapper "+wr.Name, false, emit) {
+			if !c.scan(buf, "wrapper ", wr.Name, false) {
 				return false
 			}
 		}
@@ -212,9 +229,12 @@ func selectedNames(name string, argv []shellparse.Word) []string {
 	case isGrepLike(name):
 		for i, a := range args {
 			v := a.Value
-			for _, o := range []string{"--include", "--glob", "--iglob", "-g"} {
-				if rest, ok := strings.CutPrefix(v, o+"="); ok {
-					out = append(out, rest)
+			if !strings.HasPrefix(v, "-") {
+				continue
+			}
+			for _, o := range [...]string{"--include", "--glob", "--iglob", "-g"} {
+				if len(v) > len(o) && v[len(o)] == '=' && strings.HasPrefix(v, o) {
+					out = append(out, v[len(o)+1:]) // o=VALUE
 				} else if v == o && i+1 < len(args) {
 					out = append(out, args[i+1].Value)
 				} else if o == "-g" && strings.HasPrefix(v, "-g") && len(v) > 2 && name == "rg" {

@@ -9,8 +9,9 @@ import (
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
-// FuzzGuardCheck: the guard never panics, gives the same answer twice, and
-// CheckScript's first hit for a one-command script is Check's hit.
+// FuzzGuardCheck: the guard never panics, gives the same answer twice (and
+// prepared), and CheckScript's first hit for a one-command script is
+// Check's hit.
 func FuzzGuardCheck(f *testing.F) {
 	for _, s := range []struct{ line, redirect, ctx, assign, cwd string }{
 		{"rm -rf /", "", "", "", "/"},
@@ -29,6 +30,7 @@ func FuzzGuardCheck(f *testing.F) {
 		f.Add(s.line, s.redirect, s.ctx, s.assign, s.cwd)
 	}
 	g := testGuard()
+	prepared := g.Prepare()
 	f.Fuzz(func(t *testing.T, line, redirect, ctx, assignment, cwd string) {
 		c := cmd(line)
 		if redirect != "" {
@@ -50,6 +52,9 @@ func FuzzGuardCheck(f *testing.F) {
 		h2, hit2 := g.Check(c, cwd)
 		if h1 != h2 || hit1 != hit2 {
 			t.Fatalf("not deterministic: %+v %v / %+v %v", h1, hit1, h2, hit2)
+		}
+		if hp, hitp := prepared.Check(c, cwd); hp != h1 || hitp != hit1 {
+			t.Fatalf("prepared %+v %v, guard %+v %v", hp, hitp, h1, hit1)
 		}
 		hits := g.CheckScript(&shellparse.Script{Commands: []shellparse.Command{c}}, cwd)
 		if hit1 != (len(hits) > 0) || hit1 && hits[0] != h1 {

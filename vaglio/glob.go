@@ -28,6 +28,13 @@ func hasMeta(s string) bool {
 	return false
 }
 
+// hasPatternChar reports whether s holds a character that is special in a
+// rule pattern: a glob character or a backslash.
+func hasPatternChar(s string) bool {
+	return strings.IndexByte(s, '*') >= 0 || strings.IndexByte(s, '?') >= 0 ||
+		strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, '\\') >= 0
+}
+
 // gtok is one token of a glob element: a star, or a set of characters (a
 // literal, "?" or a bracket class).
 type gtok struct {
@@ -220,13 +227,13 @@ func elemMatch(name string, glob bool, pat string) bool {
 				return false // the common case, decided on one byte
 			}
 		}
-		if !strings.ContainsAny(pat, `*?[\`) {
+		if !hasPatternChar(pat) {
 			return false
 		}
 		ok, err := path.Match(pat, name)
 		return err == nil && ok
 	}
-	literalPat := !strings.ContainsAny(pat, `*?[\`)
+	literalPat := !hasPatternChar(pat)
 	if len(pat) > 0 && pat[0] == '.' && name[0] != '.' {
 		return false
 	}

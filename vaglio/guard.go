@@ -74,12 +74,51 @@ func (h Hit) Verdict() Verdict {
 //
 // The order is: irrecoverable, self-tamper, forbidden path.
 func (g Guard) Check(cmd shellparse.Command, cwd string) (Hit, bool) {
-	hit, found := g.checkIn(cmd, cwd)
+	return g.check(nil, cmd, cwd)
+}
+
+// Prepared is a Guard made ready for many checks, as a gate judging every
+// command of every request makes them: its home directory and protected
+// paths are cleaned once rather than at every check. It judges exactly as
+// the Guard it was made from, whose slices it copies. The zero Prepared
+// is the zero Guard.
+type Prepared struct {
+	g     Guard
+	ready bool
+	// home and protected are what a checker derives from g, and
+	// protectedLiteral whether the protected paths are free of pattern
+	// characters.
+	home             string
+	protected        []string
+	protectedLiteral bool
+}
+
+// Prepare returns the guard made ready for many checks.
+func (g Guard) Prepare() *Prepared {
+	g.Protected, g.SelfNames = slices.Clone(g.Protected), slices.Clone(g.SelfNames)
+	c := g.newChecker(nil, "/")
+	p := &Prepared{g: g, ready: true, home: c.r.home}
+	p.protected, p.protectedLiteral = c.protectedPaths(), c.protectedLiteral
+	return p
+}
+
+// Check is Guard.Check.
+func (p *Prepared) Check(cmd shellparse.Command, cwd string) (Hit, bool) {
+	if !p.ready {
+		return p.g.check(nil, cmd, cwd)
+	}
+	return p.g.check(p, cmd, cwd)
+}
+
+// check is Check, with the Guard's derived values from p when p is not
+// nil.
+func (g Guard) check(p *Prepared, cmd shellparse.Command, cwd string) (Hit, bool) {
+	hit, found := g.checkIn(p, cmd, cwd)
 	if found || len(cmd.Wrappers) == 0 {
 		return hit, found
 	}
-	for _, dir := range commandDirs(g, cmd, cwd)[1:] {
-		if hit, found = g.checkIn(cmd, dir); found {
+	for _, dir := range commandDirs(g, cmd, cwd) {
+		if hit, found = g.checkIn(p, cmd, dir); found {
 			break
 		}
 	}
@@ -87,22 +126,18 @@ func (g Guard) Check(cmd shellparse.Command, cwd string) (Hit, bool) {
 }
 
 // checkIn returns the first hit for cmd run in dir.
-func (g Guard) checkIn(cmd shellparse.Command, dir string) (Hit, bool) {
-	var hit Hit
-	found := false
-	g.newChecker(dir).check(cmd, func(h Hit) bool {
-		hit, found = h, true
-		return false
-	})
-	return hit, found
+func (g Guard) checkIn(p *Prepared, cmd shellparse.Command, dir string) (Hit, bool) {
+	c := g.newChecker(p, dir)
+	c.check(cmd)
+	return c.out.hit, c.out.found
 }
 
-// commandDirs returns the directories a command runs in: cwd, and the
-// directory a wrapper changes to (env -C DIR, sudo --chdir=DIR, nsenter
-// --wd=DIR, unshare --wd=DIR), resolved against cwd. A directory computed
-// at run time may be any: it is taken as "/".
+// commandDirs returns the directories a command runs in besides cwd: those
+// a wrapper changes to (env -C DIR, sudo --chdir=DIR, nsenter --wd=DIR,
+// unshare --wd=DIR), resolved against cwd. A directory computed at run
+// time may be any: it is taken as "/".
 func commandDirs(g Guard, cmd shellparse.Command, cwd string) []string {
-	dirs := []string{cwd}
+	var dirs []string
 	for _, wr := range cmd.Wrappers {
 		if len(wr.Argv) == 0 {
 			continue
@@ -139,7 +174,7 @@ func commandDirs(g Guard, cmd shellparse.Command, cwd string) []string {
 				dir = "/"
 			}
 			r := newResolver(g.Home, cwd)
-			if d := r.abs(r.expandHome(dir)); !contains(dirs, d) {
+			if d := r.abs(r.expandHome(dir)); d != cwd && !contains(dirs, d) {
 				dirs = append(dirs, d)
 			}
 		}
@@ -155,7 +190,7 @@ func (g Guard) CheckScript(s *shellparse.Script, cwd string) []Hit {
 		return nil
 	}
 	var hits []Hit
-	dirs := []string{g.newChecker(cwd).r.cwd}
+	dirs := []string{newResolver(g.Home, cwd).cwd}
 	for i, cmd := range s.Commands {
 		seen := len(hits)
 		here := dirs
@@ -163,25 +198,20 @@ func (g Guard) CheckScript(s *shellparse.Script, cwd string) []Hit {
 			if len(cmd.Wrappers) == 0 {
 				break
 			}
-			for _, d := range commandDirs(g, cmd, dir)[1:] {
+			for _, d := range commandDirs(g, cmd, dir) {
 				if !contains(here, d) {
 					here = append(slices.Clip(here), d)
 				}
 			}
 		}
+		out := sink{all: true, index: i, hits: hits, seen: seen}
 		for _, dir := range here {
-			c := g.newChecker(dir)
-			c.check(cmd, func(h Hit) bool {
-				h.Index = i
-				for _, old := range hits[seen:] {
-					if old == h {
-						return true
-					}
-				}
-				hits = append(hits, h)
-				return true
-			})
+			c := g.newChecker(nil, dir)
+			c.out = out
+			c.check(cmd)
+			out = c.out
 		}
+		hits = out.hits
 		dirs = appendCdTargets(g, cmd, dirs)
 	}
 	return hits
@@ -236,85 +266,218 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// checker is the guard prepared for one working directory.
+// checker is the guard prepared for one working directory. It is built for
+// every command and directory, so it does no work up front: what it needs
+// of the Guard's fields is derived on first use, without allocating when
+// the fields are already clean (as a Guard built from real paths is).
 type checker struct {
-	r             resolver
-	rootForbidden bool
-	protected     []string // absolute, cleaned
-	// protectedRules are the protected paths as rule patterns, built on
-	// first use.
-	protectedRules []string
-	selfNames      []string // base names
-	selfPaths      []string // cleaned absolute paths
-	broad          []broad  // built on first use
-	// args caches the candidates of the command's arguments, which the
-	// self-tamper and forbidden-path checks both need. A checker judges
-	// one command.
-	args [][]candidate
+	r   resolver
+	out sink // where hits go
+	// prefix starts the reason of every hit: the checks of the commands
+	// an interpreter's inline code stands for say so.
+	prefix string
+	self   []string // Guard.SelfNames, as given
+	// protectedIn is Guard.Protected as given; protected is its absolute
+	// entries, cleaned, once protectedPaths has run.
+	protectedIn   []string
+	protected     []string
+	protectedDone bool
+	// protectedLiteral says no protected path holds a pattern character,
+	// once protectedPaths has run.
+	protectedLiteral bool
+	broad            []broad // built on first use
+	// The candidates of the command's arguments (nArgs of them), which
+	// the self-tamper and forbidden-path checks both need, then those of
+	// its redirect targets (nRedirs), which all three checks need, are
+	// computed once into slab; spans[k] is where word k's are, plus one
+	// (zero: not yet computed). A checker judges one command.
+	nArgs, nRedirs int
+	spans          [maxCached]struct{ start, end int32 }
+	slab           []candidate
 }
+
+// maxCached bounds the words whose candidates a checker keeps; those of
+// the words after are computed at each use.
+const maxCached = 16
 
 // argCandidates returns the candidates of argument i (Argv[i+1]), whole and
 // embedded, computing them once.
 func (c *checker) argCandidates(i int, w shellparse.Word) []candidate {
-	if i >= len(c.args) {
+	if i >= c.nArgs || i >= maxCached {
 		return c.r.allCandidates(w, nil)
 	}
-	if c.args[i] == nil {
-		c.args[i] = c.r.allCandidates(w, make([]candidate, 0, 1))
+	if c.spans[i].end == 0 {
+		start := c.ready()
+		c.slab = c.r.allCandidates(w, c.slab)
+		c.spans[i].start, c.spans[i].end = int32(start), int32(len(c.slab)+1)
 	}
-	return c.args[i]
+	return c.cached(i)
 }
 
-func (g Guard) newChecker(cwd string) *checker {
-	c := &checker{r: newResolver(g.Home, cwd)}
-	c.rootForbidden = c.r.home != "/root" && !strings.HasPrefix(c.r.home, "/root/")
-	for _, p := range g.Protected {
+// redirectCandidates returns the candidates of the target of redirect i
+// of the command, computing them once.
+func (c *checker) redirectCandidates(i int, rd shellparse.Redirect) []candidate {
+	k := c.nArgs + i
+	if i >= c.nRedirs || k >= maxCached {
+		return c.r.wordCandidates(rd.Target, nil)
+	}
+	if c.spans[k].end == 0 {
+		start := c.ready()
+		c.slab = c.r.wordCandidates(rd.Target, c.slab)
+		c.spans[k].start, c.spans[k].end = int32(start), int32(len(c.slab)+1)
+	}
+	return c.cached(k)
+}
+
+// ready makes the slab and returns where the next candidates go.
+func (c *checker) ready() int {
+	if c.slab == nil {
+		c.slab = make([]candidate, 0, min(c.nArgs+c.nRedirs, maxCached)+2)
+	}
+	return len(c.slab)
+}
+
+// cached returns the candidates of word k, capped: whoever appends to them
+// gets a copy.
+func (c *checker) cached(k int) []candidate {
+	sp := c.spans[k]
+	return c.slab[sp.start : sp.end-1 : sp.end-1]
+}
+
+// newChecker returns a checker for cwd that stops at the first hit, with
+// what p already derived from g when p is not nil.
+func (g Guard) newChecker(p *Prepared, cwd string) checker {
+	if p == nil {
+		return checker{r: newResolver(g.Home, cwd), self: g.SelfNames, protectedIn: g.Protected}
+	}
+	return checker{r: resolver{home: p.home, cwd: resolverCwd(cwd)}, self: g.SelfNames, protectedIn: g.Protected,
+		protected: p.protected, protectedDone: true, protectedLiteral: p.protectedLiteral}
+}
+
+// sink receives the hits of the checks.
+type sink struct {
+	// all collects every hit (CheckScript); otherwise the first hit stops
+	// the checks.
+	all   bool
+	hit   Hit
+	found bool
+	// For all: the index of the command being checked, the hits so far,
+	// and where this command's hits start (a hit found from several
+	// directories is kept once).
+	index int
+	hits  []Hit
+	seen  int
+}
+
+// add records a hit; it returns false to stop.
+func (s *sink) add(h Hit) bool {
+	if !s.all {
+		s.hit, s.found = h, true
+		return false
+	}
+	h.Index = s.index
+	for _, old := range s.hits[s.seen:] {
+		if old == h {
+			return true
+		}
+	}
+	s.hits = append(s.hits, h)
+	return true
+}
+
+// emit passes a hit on, its reason prefixed for the inline code it was
+// found in; it returns false to stop.
+func (c *checker) emit(h Hit) bool {
+	if c.prefix != "" {
+		h.Reason = c.prefix + h.Reason
+	}
+	return c.out.add(h)
+}
+
+// rootForbidden reports whether /root is forbidden: it is, unless it is
+// the user's own home.
+func (c *checker) rootForbidden() bool {
+	return c.r.home != "/root" && !strings.HasPrefix(c.r.home, "/root/")
+}
+
+// hasProtected reports whether there is a protected path: an absolute one.
+func (c *checker) hasProtected() bool {
+	for _, p := range c.protectedIn {
+		if strings.HasPrefix(p, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// protectedPaths returns the protected paths that are absolute, cleaned.
+func (c *checker) protectedPaths() []string {
+	if c.protectedDone {
+		return c.protected
+	}
+	c.protectedDone = true
+	clean, literal := true, true
+	for _, p := range c.protectedIn {
+		if !strings.HasPrefix(p, "/") {
+			clean = false
+			break
+		}
+		clean, literal = clean && isClean(p), literal && !hasPatternChar(p)
+	}
+	if clean {
+		c.protected, c.protectedLiteral = c.protectedIn, literal
+		return c.protected
+	}
+	literal = true
+	for _, p := range c.protectedIn {
 		if strings.HasPrefix(p, "/") {
 			p = path.Clean(p)
 			c.protected = append(c.protected, p)
+			literal = literal && !hasPatternChar(p)
 		}
 	}
-	c.selfNames = []string{"mnemos"}
-	for _, s := range g.SelfNames {
-		if s == "" {
-			continue
-		}
-		if strings.HasPrefix(s, "/") {
-			c.selfPaths = append(c.selfPaths, path.Clean(s))
-		}
-		if b := path.Base(s); b != "/" && b != "." && !contains(c.selfNames, b) {
-			c.selfNames = append(c.selfNames, b)
-		}
-	}
-	return c
+	c.protectedLiteral = literal
+	return c.protected
 }
 
-// emitFunc receives hits; it returns false to stop.
-type emitFunc func(Hit) bool
-
-func (c *checker) check(cmd shellparse.Command, emit emitFunc) {
-	if len(cmd.Argv) > 1 {
-		c.args = make([][]candidate, len(cmd.Argv)-1)
+// selfBase returns the base name a self name stands for, "" when none.
+func selfBase(s string) string {
+	if s == "" {
+		return ""
 	}
-	_ = c.irrecoverable(cmd, emit) && c.selfTamper(cmd, emit) && c.forbiddenPaths(cmd, emit)
+	if b := path.Base(s); b != "/" && b != "." {
+		return b
+	}
+	return ""
+}
+
+func (c *checker) check(cmd shellparse.Command) {
+	c.nArgs, c.nRedirs, c.slab = max(len(cmd.Argv)-1, 0), len(cmd.Redirects), nil
+	c.spans = [maxCached]struct{ start, end int32 }{}
+	// The roles of the arguments, which the self-tamper and forbidden-path
+	// checks both need.
+	var rolesBuf [16]role
+	roles := argRoles(cmd.Name(), cmd.Argv, rolesBuf[:])
+	_ = c.irrecoverable(cmd) && c.selfTamper(cmd, roles) && c.forbiddenPaths(cmd, roles)
 }
 
 // subCommands returns the argv the command runs, and, when its program is a
 // wrapper the parser did not peel (sudo, nice, timeout, ...), every argv its
 // arguments could start with a program the guard has rules for: the guard
-// judges all of them.
-func (c *checker) subCommands(cmd shellparse.Command) [][]shellparse.Word {
+// judges all of them. They are appended to out.
+func (c *checker) subCommands(cmd shellparse.Command, out [][]shellparse.Word) [][]shellparse.Word {
 	if len(cmd.Argv) == 0 {
-		return nil
+		return out
 	}
-	out := [][]shellparse.Word{cmd.Argv}
+	first := len(out)
+	out = append(out, cmd.Argv)
 	if !isWrapperProgram(cmd.Name()) {
 		return out
 	}
 	if cmd.Name() == "command" && len(cmd.Argv) > 1 && (cmd.Argv[1].Value == "-v" || cmd.Argv[1].Value == "-V") {
 		return out // command -v NAME only looks NAME up
 	}
-	for i := 1; i < len(cmd.Argv) && len(out) <= maxSubCommands; i++ {
+	for i := 1; i < len(cmd.Argv) && len(out)-first <= maxSubCommands; i++ {
 		w := cmd.Argv[i]
 		if w.Dynamic || strings.HasPrefix(w.Value, "-") {
 			continue

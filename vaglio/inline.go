@@ -260,7 +260,7 @@ func inlineCodeCommands(code string, home string) []shellparse.Command {
 
 // inlineIrrecoverable runs the irrecoverable check on what an
 // interpreter's inline code stands for.
-func (c *checker) inlineIrrecoverable(cmd shellparse.Command, emit emitFunc) bool {
+func (c *checker) inlineIrrecoverable(cmd shellparse.Command) bool {
 	name, codes := inlineCode(cmd)
 	if len(codes) == 0 {
 		return true
@@ -269,13 +269,14 @@ func (c *checker) inlineIrrecoverable(cmd shellparse.Command, emit emitFunc) boo
 	if home == unknownHome {
 		home = ""
 	}
+	// The inner commands are judged by a checker of their own (c's caches
+	// hold the candidates of cmd's words), whose hits say where they were
+	// found.
+	sub := checker{r: c.r, self: c.self, protectedIn: c.protectedIn, out: c.out, prefix: c.prefix + name + " code: "}
+	defer func() { c.out = sub.out }()
 	for _, code := range codes {
 		for _, inner := range inlineCodeCommands(code, home) {
-			ok := c.irrecoverable(inner, func(h Hit) bool {
-				h.Reason = name + " code: " + h.Reason
-				return emit(h)
-			})
-			if !ok {
+			if !sub.irrecoverable(inner) {
 				return false
 			}
 		}

@@ -69,6 +69,7 @@ func (c *checker) broadTarget(cd candidate) (b broad, contents, ok bool) {
 	if cd.openDir || cd.traversed {
 		return broad{}, false, false
 	}
+	cd = cd.withElems()
 	dirs := c.broadDirs()
 	if n := len(cd.elems); cd.glob && n > 0 && wildBase(cd.elems[n-1]) {
 		dir := path.Dir(cd.path)
@@ -108,21 +109,22 @@ func irrecoverableHit(pattern, word, reason string) Hit {
 // irrecoverable runs the check on every argv the command may run, on its
 // redirects, its function context and its find wrappers. It returns false
 // when emit asked to stop.
-func (c *checker) irrecoverable(cmd shellparse.Command, emit emitFunc) bool {
-	for _, argv := range c.subCommands(cmd) {
-		if !c.irrecoverableArgv(argv, emit) {
+func (c *checker) irrecoverable(cmd shellparse.Command) bool {
+	var subBuf [2][]shellparse.Word
+	for _, argv := range c.subCommands(cmd, subBuf[:0]) {
+		if !c.irrecoverableArgv(argv) {
 			return false
 		}
 	}
-	for _, rd := range cmd.Redirects {
+	for i, rd := range cmd.Redirects {
 		if !redirectWrites(rd) {
 			continue
 		}
-		for _, cd := range c.r.wordCandidates(rd.Target, nil) {
+		for _, cd := range c.redirectCandidates(i, rd) {
 			if r, ok := c.deviceHit(cd, false); ok {
 				h := irrecoverableHit(r.pattern, rd.Target.Value,
 					"redirect "+rd.Op+" onto "+quote(rd.Target.Value)+" (irrecoverable: overwrites "+r.why+")")
-				if !emit(h) {
+				if !c.emit(h) {
 					return false
 				}
 			}
@@ -131,14 +133,14 @@ func (c *checker) irrecoverable(cmd shellparse.Command, emit emitFunc) bool {
 	if fn, ok := forkBomb(cmd); ok {
 		h := irrecoverableHit("fork bomb", fn,
 			"function "+quote(fn)+" calls itself from its own body in a pipeline or in the background (irrecoverable: fork bomb)")
-		if !emit(h) {
+		if !c.emit(h) {
 			return false
 		}
 	}
-	if !c.inlineIrrecoverable(cmd, emit) {
+	if !c.inlineIrrecoverable(cmd) {
 		return false
 	}
-	return c.findWrapper(cmd, emit)
+	return c.findWrapper(cmd)
 }
 
 // redirectWrites is Redirect.Writes plus ">&" onto a file name (bash's
@@ -154,17 +156,17 @@ func redirectWrites(rd shellparse.Redirect) bool {
 	return false
 }
 
-func (c *checker) irrecoverableArgv(argv []shellparse.Word, emit emitFunc) bool {
+func (c *checker) irrecoverableArgv(argv []shellparse.Word) bool {
 	name := argvName(argv)
 	switch {
 	case name == "rm":
-		return c.rm(argv, emit)
+		return c.rm(argv)
 	case isMkfs(name) && !onlyHelp(argv[1:]):
 		word := name
 		if ops := operands(argv[1:]); len(ops) > 0 {
 			word = ops[len(ops)-1].Value
 		}
-		return emit(irrecoverableHit(name, word,
+		return c.emit(irrecoverableHit(name, word,
 			name+" on "+quote(word)+" (irrecoverable: creates a file system, erasing what was there)"))
 	case name == "dd":
 		for _, w := range argv[1:] {
@@ -173,28 +175,28 @@ func (c *checker) irrecoverableArgv(argv []shellparse.Word, emit emitFunc) bool 
 				continue
 			}
 			target := shellparse.Word{Value: v, Dynamic: w.Dynamic}
-			if !c.deviceOperand(name, "of=", target, true, emit) {
+			if !c.deviceOperand(name, "of=", target, true) {
 				return false
 			}
 		}
 	case name == "shred" || name == "wipefs" || name == "blkdiscard":
 		for _, w := range operands(argv[1:]) {
-			if !c.deviceOperand(name, "", w, true, emit) {
+			if !c.deviceOperand(name, "", w, true) {
 				return false
 			}
 		}
 	case name == "tee" || name == "cp":
 		for _, w := range operands(argv[1:]) {
-			if !c.deviceOperand(name, "", w, false, emit) {
+			if !c.deviceOperand(name, "", w, false) {
 				return false
 			}
 		}
 	case name == "chmod" || name == "chown" || name == "chgrp":
-		return c.chmod(name, argv, emit)
+		return c.chmod(name, argv)
 	case name == "mv":
-		return c.mv(argv, emit)
+		return c.mv(argv)
 	case name == "find":
-		return c.find(argv, emit)
+		return c.find(argv)
 	}
 	return true
 }
@@ -220,12 +222,12 @@ func onlyHelp(args []shellparse.Word) bool {
 
 // deviceOperand emits a hit when w names a block device or memory. could
 // makes a word whose tail is computed ("/dev/$DISK") count.
-func (c *checker) deviceOperand(name, prefix string, w shellparse.Word, could bool, emit emitFunc) bool {
+func (c *checker) deviceOperand(name, prefix string, w shellparse.Word, could bool) bool {
 	for _, cd := range c.r.wordCandidates(w, nil) {
 		if r, ok := c.deviceHit(cd, could); ok {
 			h := irrecoverableHit(name+" "+prefix+r.pattern, w.Value,
 				name+" "+prefix+quote(w.Value)+" (irrecoverable: overwrites "+r.why+")")
-			return emit(h)
+			return c.emit(h)
 		}
 	}
 	return true
@@ -235,6 +237,12 @@ func (c *checker) deviceHit(cd candidate, could bool) (pathRule, bool) {
 	if cd.traversed {
 		return pathRule{}, false
 	}
+	if !cd.glob && cd.path != "/" && !strings.HasPrefix(cd.path, "/dev/") && cd.path != "/dev" {
+		// Every device rule lies below /dev (TestDeviceRulesUnderDev): a
+		// literal path neither there nor above it matches none.
+		return pathRule{}, false
+	}
+	cd = cd.withElems()
 	for _, r := range deviceRules() {
 		if matchRule(r.pattern, "", cd, could && cd.openDir) {
 			return r, true
@@ -288,7 +296,7 @@ func rmRecursive(argv []shellparse.Word) bool {
 }
 
 // rm: a recursive delete of a broad directory, or --no-preserve-root.
-func (c *checker) rm(argv []shellparse.Word, emit emitFunc) bool {
+func (c *checker) rm(argv []shellparse.Word) bool {
 	recursive := false
 	var ops []shellparse.Word
 	end := false
@@ -305,7 +313,7 @@ func (c *checker) rm(argv []shellparse.Word, emit emitFunc) bool {
 			end = true
 		case strings.HasPrefix(v, "--"):
 			if longPrefix(v, "--no-preserve-root") {
-				return emit(irrecoverableHit("rm --no-preserve-root", v,
+				return c.emit(irrecoverableHit("rm --no-preserve-root", v,
 					"rm "+v+" (irrecoverable: lifts rm's protection of the root directory)"))
 			}
 			if longPrefix(v, "--recursive") {
@@ -318,10 +326,10 @@ func (c *checker) rm(argv []shellparse.Word, emit emitFunc) bool {
 	if !recursive {
 		return true
 	}
-	return c.broadOperands("rm -r", "recursive delete of ", ops, emit)
+	return c.broadOperands("rm -r", "recursive delete of ", ops)
 }
 
-func (c *checker) broadOperands(what, verb string, ops []shellparse.Word, emit emitFunc) bool {
+func (c *checker) broadOperands(what, verb string, ops []shellparse.Word) bool {
 	for _, w := range ops {
 		for _, cd := range c.r.wordCandidates(w, nil) {
 			b, contents, ok := c.broadTarget(cd)
@@ -330,7 +338,7 @@ func (c *checker) broadOperands(what, verb string, ops []shellparse.Word, emit e
 			}
 			p, why := b.describe(contents)
 			h := irrecoverableHit(what+" "+p, w.Value, what+" on "+quote(w.Value)+" (irrecoverable: "+verb+why+")")
-			if !emit(h) {
+			if !c.emit(h) {
 				return false
 			}
 			break
@@ -340,7 +348,7 @@ func (c *checker) broadOperands(what, verb string, ops []shellparse.Word, emit e
 }
 
 // chmod, chown, chgrp: -R on a broad directory.
-func (c *checker) chmod(name string, argv []shellparse.Word, emit emitFunc) bool {
+func (c *checker) chmod(name string, argv []shellparse.Word) bool {
 	recursive, reference := false, false
 	var ops []shellparse.Word
 	end := false
@@ -371,11 +379,11 @@ func (c *checker) chmod(name string, argv []shellparse.Word, emit emitFunc) bool
 	if !reference && len(ops) > 0 {
 		ops = ops[1:] // the mode or owner
 	}
-	return c.broadOperands(name+" -R", "recursive permission or owner change of ", ops, emit)
+	return c.broadOperands(name+" -R", "recursive permission or owner change of ", ops)
 }
 
 // mv: moving a broad directory away.
-func (c *checker) mv(argv []shellparse.Word, emit emitFunc) bool {
+func (c *checker) mv(argv []shellparse.Word) bool {
 	var ops []shellparse.Word
 	targetDir := false
 	end := false
@@ -403,11 +411,11 @@ func (c *checker) mv(argv []shellparse.Word, emit emitFunc) bool {
 	if !targetDir && len(ops) > 0 {
 		ops = ops[:len(ops)-1]
 	}
-	return c.broadOperands("mv", "moves ", ops, emit)
+	return c.broadOperands("mv", "moves ", ops)
 }
 
 // find: -delete (or -exec rm) from a broad starting point.
-func (c *checker) find(argv []shellparse.Word, emit emitFunc) bool {
+func (c *checker) find(argv []shellparse.Word) bool {
 	args := make([]string, 0, len(argv)-1)
 	for _, w := range argv[1:] {
 		args = append(args, w.Value)
@@ -415,7 +423,7 @@ func (c *checker) find(argv []shellparse.Word, emit emitFunc) bool {
 	if !findDeletes(args) {
 		return true
 	}
-	return c.findStarts(args, argv[1:], emit)
+	return c.findStarts(args, argv[1:])
 }
 
 // findDeletes reports whether find's expression deletes what it finds.
@@ -445,7 +453,7 @@ func deletes(name string) bool {
 // findStarts checks find's starting points (the words before its
 // expression; "." when there are none). words carries dynamic flags when
 // known.
-func (c *checker) findStarts(args []string, words []shellparse.Word, emit emitFunc) bool {
+func (c *checker) findStarts(args []string, words []shellparse.Word) bool {
 	var starts []shellparse.Word
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -468,12 +476,12 @@ func (c *checker) findStarts(args []string, words []shellparse.Word, emit emitFu
 	if len(starts) == 0 {
 		starts = []shellparse.Word{{Value: "."}}
 	}
-	return c.broadOperands("find -delete", "deletes everything under ", starts, emit)
+	return c.broadOperands("find -delete", "deletes everything under ", starts)
 }
 
 // findWrapper handles "find DIR -exec rm ..." after the parser peeled the
 // find: the command is the rm, the starting points are in the wrapper.
-func (c *checker) findWrapper(cmd shellparse.Command, emit emitFunc) bool {
+func (c *checker) findWrapper(cmd shellparse.Command) bool {
 	if !deletes(cmd.Name()) {
 		return true
 	}
@@ -481,7 +489,7 @@ func (c *checker) findWrapper(cmd shellparse.Command, emit emitFunc) bool {
 		if len(w.Argv) == 0 || path.Base(w.Argv[0]) != "find" {
 			continue
 		}
-		if !c.findStarts(w.Argv[1:], nil, emit) {
+		if !c.findStarts(w.Argv[1:], nil) {
 			return false
 		}
 	}

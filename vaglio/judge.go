@@ -1,8 +1,8 @@
 package vaglio
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -74,7 +74,8 @@ func (j Judge) threshold() float64 {
 // quotes an argument, so it is safe to log.
 func (j Judge) Judge(in Input) Verdict {
 	score := baseScore
-	var notes []string
+	var notesBuf [4]string
+	notes := notesBuf[:0]
 	if intentMatches(in.Intent, in.Command.Name()) {
 		score += intentBonus
 		notes = append(notes, "intent matches command")
@@ -100,7 +101,7 @@ func (j Judge) Judge(in Input) Verdict {
 	if score < t {
 		return Verdict{
 			Score:     score,
-			Reason:    fmt.Sprintf("judge: score %.2f < threshold %.2f%s", score, t, detail),
+			Reason:    "judge: score " + twoDecimals(score) + " < threshold " + twoDecimals(t) + detail,
 			BlockedBy: BlockedByJudge,
 			JudgeKind: JudgeKindRuleBased,
 		}
@@ -108,9 +109,19 @@ func (j Judge) Judge(in Input) Verdict {
 	return Verdict{
 		Approved:  true,
 		Score:     score,
-		Reason:    fmt.Sprintf("approved: score %.2f%s", score, detail),
+		Reason:    "approved: score " + twoDecimals(score) + detail,
 		JudgeKind: JudgeKindRuleBased,
 	}
+}
+
+// twoDecimals formats a score as %.2f does. A score is a whole number of
+// hundredths from 0 to 1, written out directly.
+func twoDecimals(v float64) string {
+	if k := math.Round(v * 100); v >= 0 && v <= 1 && k/100 == v && !math.Signbit(v) {
+		n := int(k)
+		return string([]byte{byte('0' + n/100), '.', byte('0' + n/10%10), byte('0' + n%10)})
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // intentMatches reports whether the intent mentions a token of at least
@@ -142,8 +153,8 @@ func notAlnum(r rune) bool {
 // traversal reports an argument or redirect target holding ".." together
 // with "/".
 func traversal(cmd shellparse.Command) bool {
-	for _, a := range cmd.Args() {
-		if strings.Contains(a, "..") && strings.Contains(a, "/") {
+	for i := 1; i < len(cmd.Argv); i++ {
+		if a := cmd.Argv[i].Value; strings.Contains(a, "..") && strings.Contains(a, "/") {
 			return true
 		}
 	}

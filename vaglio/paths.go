@@ -19,14 +19,60 @@ type resolver struct {
 }
 
 func newResolver(home, cwd string) resolver {
-	r := resolver{home: unknownHome, cwd: "/"}
+	r := resolver{home: unknownHome, cwd: resolverCwd(cwd)}
 	if strings.HasPrefix(home, "/") {
-		r.home = path.Clean(home)
-	}
-	if strings.HasPrefix(cwd, "/") {
-		r.cwd = path.Clean(cwd)
+		r.home = cleanPath(home)
 	}
 	return r
+}
+
+// resolverCwd is the working directory a resolver uses for cwd.
+func resolverCwd(cwd string) string {
+	if strings.HasPrefix(cwd, "/") {
+		return cleanPath(cwd)
+	}
+	return "/"
+}
+
+// cleanPath is path.Clean, without the work when p is already clean (the
+// common case: a directory or a word such as "src/main.go").
+func cleanPath(p string) string {
+	if isClean(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// isClean reports whether p is "/" or non-empty elements separated by
+// single slashes (after one leading slash when absolute), none of them "."
+// or "..". For an absolute path that is path.Clean(p) == p; a relative one
+// must also not climb ("..", "../a") or be ".", so that joined to a clean
+// directory it stays clean.
+func isClean(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if p == "" || p[len(p)-1] == '/' || p[0] == '.' && dotElem(p) {
+		return false
+	}
+	for off := 0; ; {
+		// Every other element starts after a slash; the last byte is not
+		// one.
+		i := strings.IndexByte(p[off:], '/')
+		if i < 0 {
+			return true
+		}
+		off += i + 1
+		if n := p[off]; n == '/' || n == '.' && dotElem(p[off:]) {
+			return false
+		}
+	}
+}
+
+// dotElem reports whether the first element of s, which starts with a
+// dot, is "." or "..".
+func dotElem(s string) bool {
+	return len(s) == 1 || s[1] == '/' || s[1] == '.' && (len(s) == 2 || s[2] == '/')
 }
 
 // expandHome replaces a leading "~", "~/", "~user", "$HOME" or "${HOME}".
@@ -69,10 +115,26 @@ func isNameByte(c byte) bool {
 // abs makes p absolute against the working directory and cleans it, so
 // "/etc/../etc/shadow" and "//etc///shadow" are both "/etc/shadow".
 func (r resolver) abs(p string) string {
-	if !strings.HasPrefix(p, "/") {
-		p = r.cwd + "/" + p
+	if strings.HasPrefix(p, "/") {
+		return cleanPath(p)
 	}
-	return path.Clean(p)
+	// Leading "./" and trailing slashes are what cleaning the join would
+	// drop ("./cmd/x/" is cmd/x).
+	q := p
+	for strings.HasPrefix(q, "./") {
+		q = strings.TrimLeft(q[2:], "/")
+	}
+	q = strings.TrimRight(q, "/")
+	switch {
+	case q == "" || q == ".":
+		return r.cwd
+	case !isClean(q):
+		return path.Clean(r.cwd + "/" + p)
+	case r.cwd == "/":
+		return "/" + q
+	}
+	// A clean relative path below a clean directory: the join is clean.
+	return r.cwd + "/" + q
 }
 
 // wordCandidates returns the paths one whole word may name. A static word

@@ -94,14 +94,33 @@ type candidate struct {
 	// delete or a device write.
 	traversed bool
 	word      string // the text as written, for the reason
+	// split says elems holds the elements of path. Most candidates are
+	// let through by a look at the path alone (mayBeForbidden, or a
+	// protected path it is not below), so the elements are split only
+	// for the rules that read them: see withElems.
+	split bool
 }
 
 func newCandidate(p string, glob, openDir bool, word string) candidate {
-	c := candidate{path: p, glob: glob, openDir: openDir, word: word}
-	if p != "/" {
-		c.elems = strings.Split(p[1:], "/")
+	return candidate{path: p, glob: glob, openDir: openDir, word: word}
+}
+
+// withElems returns the candidate with its elements split. Functions that
+// match rules against many candidates call it once per candidate; the
+// matchers call it too, so a candidate is never matched without them.
+func (c candidate) withElems() candidate {
+	if !c.split {
+		c.elems, c.split = pathElems(c.path), true
 	}
 	return c
+}
+
+// pathElems returns the elements of an absolute path: none for "/".
+func pathElems(p string) []string {
+	if p == "/" {
+		return nil
+	}
+	return strings.Split(p[1:], "/")
 }
 
 // ruleShape splits a rule pattern into its elements and flags.
@@ -146,6 +165,12 @@ func matchFrom(body string, c candidate, start int) bool {
 // names counts as well (deleting /home/u deletes /home/u/.config/mnemos).
 func matchRule(pattern, except string, c candidate, ancestor bool) bool {
 	body, floating, subtree := ruleShape(pattern)
+	return matchShape(body, floating, subtree, except, c, ancestor)
+}
+
+// matchShape is matchRule on a pattern split by ruleShape.
+func matchShape(body string, floating, subtree bool, except string, c candidate, ancestor bool) bool {
+	c = c.withElems()
 	n := elemCount(body)
 	if !floating {
 		switch {
@@ -187,10 +212,14 @@ func prefixMatch(body string, c candidate) bool {
 // excepted reports whether a literal candidate's base name is one the rule
 // leaves out. A glob is never excepted: it may match the other names too.
 func excepted(except string, c candidate) bool {
-	if except == "" || c.glob || len(c.elems) == 0 {
+	if except == "" || c.glob {
 		return false
 	}
-	base := c.elems[len(c.elems)-1]
+	elems := c.withElems().elems
+	if len(elems) == 0 {
+		return false
+	}
+	base := elems[len(elems)-1]
 	for _, e := range strings.Fields(except) {
 		// ".env.example" also leaves out ".env.local.example".
 		if base == e || strings.HasSuffix(base, path.Ext(e)) {
@@ -203,10 +232,11 @@ func excepted(except string, c candidate) bool {
 // publicSSHFile reports whether a candidate under a .ssh directory names
 // only public material: a *.pub key or known_hosts.
 func publicSSHFile(c candidate) bool {
-	if c.openDir || len(c.elems) == 0 {
+	elems := c.withElems().elems
+	if c.openDir || len(elems) == 0 {
 		return false
 	}
-	base := c.elems[len(c.elems)-1]
+	base := elems[len(elems)-1]
 	if c.glob {
 		// Every name "*.pub" can match ends in .pub; other globs may reach
 		// a private key.
@@ -217,7 +247,7 @@ func publicSSHFile(c candidate) bool {
 
 // escapeGlob makes a literal path usable as a rule pattern.
 func escapeGlob(p string) string {
-	if !strings.ContainsAny(p, `*?[\`) {
+	if !hasPatternChar(p) {
 		return p
 	}
 	var b strings.Builder

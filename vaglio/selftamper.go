@@ -17,7 +17,18 @@ func selfTamperHit(pattern, word, reason string) Hit {
 
 // isSelfName reports whether a program base name is mnemos.
 func (c *checker) isSelfName(name string) bool {
-	return contains(c.selfNames, name)
+	if name == "mnemos" {
+		return true
+	}
+	if name == "" {
+		return false
+	}
+	for _, s := range c.self {
+		if selfBase(s) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // isSelf reports whether argv[0] runs mnemos: its base name or its path is
@@ -25,8 +36,11 @@ func (c *checker) isSelfName(name string) bool {
 // ("$(which mnemos)") counts too.
 func (c *checker) isSelf(w shellparse.Word) bool {
 	if w.Dynamic {
-		for _, n := range c.selfNames {
-			if strings.Contains(w.Value, n) {
+		if strings.Contains(w.Value, "mnemos") {
+			return true
+		}
+		for _, s := range c.self {
+			if b := selfBase(s); b != "" && strings.Contains(w.Value, b) {
 				return true
 			}
 		}
@@ -35,7 +49,16 @@ func (c *checker) isSelf(w shellparse.Word) bool {
 	if c.isSelfName(path.Base(w.Value)) {
 		return true
 	}
-	return strings.Contains(w.Value, "/") && contains(c.selfPaths, c.r.abs(w.Value))
+	if !strings.Contains(w.Value, "/") {
+		return false
+	}
+	p := c.r.abs(w.Value)
+	for _, s := range c.self {
+		if strings.HasPrefix(s, "/") && cleanPath(s) == p {
+			return true
+		}
+	}
+	return false
 }
 
 // selfValueFlags are mnemos's flags that take a value in the next word.
@@ -108,27 +131,29 @@ func selfMutating(sub []string) string {
 	return ""
 }
 
-func (c *checker) selfTamper(cmd shellparse.Command, emit emitFunc) bool {
-	for _, argv := range c.subCommands(cmd) {
+// roles are argRoles(cmd.Name(), cmd.Argv).
+func (c *checker) selfTamper(cmd shellparse.Command, roles []role) bool {
+	var subBuf [2][]shellparse.Word
+	for _, argv := range c.subCommands(cmd, subBuf[:0]) {
 		if len(argv) == 0 || !c.isSelf(argv[0]) {
 			continue
 		}
-		if h, ok := selfSubcommand(argv); ok && !emit(h) {
+		if h, ok := selfSubcommand(argv); ok && !c.emit(h) {
 			return false
 		}
 	}
-	if len(c.protected) == 0 {
+	if !c.hasProtected() {
 		return true
 	}
-	for _, rd := range cmd.Redirects {
+	for i, rd := range cmd.Redirects {
 		if !redirectWrites(rd) {
 			continue
 		}
-		for _, cd := range c.r.wordCandidates(rd.Target, nil) {
+		for _, cd := range c.redirectCandidates(i, rd) {
 			if p, ok := c.protectedHit(cd, false); ok {
 				h := selfTamperHit(p, rd.Target.Value,
 					"redirect "+rd.Op+" onto "+quote(rd.Target.Value)+" (self-tamper: writes mnemos's own files)")
-				if !emit(h) {
+				if !c.emit(h) {
 					return false
 				}
 			}
@@ -139,7 +164,6 @@ func (c *checker) selfTamper(cmd shellparse.Command, emit emitFunc) bool {
 		return true
 	}
 	destroys := destroysDirs(name, cmd.Argv)
-	roles := argRoles(name, cmd.Argv)
 	for i, w := range cmd.Argv[1:] {
 		if roles != nil && roles[i] == roleText {
 			continue
@@ -151,7 +175,7 @@ func (c *checker) selfTamper(cmd shellparse.Command, emit emitFunc) bool {
 					what = "a dynamic program"
 				}
 				h := selfTamperHit(p, cd.word, what+" on "+quote(cd.word)+" (self-tamper: may change mnemos's own files)")
-				if !emit(h) {
+				if !c.emit(h) {
 					return false
 				}
 				break
@@ -228,18 +252,30 @@ func destroysDirs(name string, argv []shellparse.Word) bool {
 // protectedHit reports whether a candidate is, is inside, or (when ancestor
 // is set) is above a protected path.
 func (c *checker) protectedHit(cd candidate, ancestor bool) (string, bool) {
-	if c.protectedRules == nil && len(c.protected) > 0 {
-		c.protectedRules = make([]string, len(c.protected))
-		for i, p := range c.protected {
-			c.protectedRules[i] = escapeGlob(p) + "/**"
+	for _, p := range c.protectedPaths() {
+		if !cd.glob && (c.protectedLiteral || !hasPatternChar(p)) {
+			// Literal paths, both clean: element by element is prefix
+			// by prefix.
+			if below(cd.path, p) || ancestor && below(p, cd.path) {
+				return p, true
+			}
+			continue
 		}
-	}
-	for i, p := range c.protected {
-		if matchRule(c.protectedRules[i], "", cd, ancestor) {
+		// The rule escapeGlob(p)+"/**": the path and everything below it.
+		cd = cd.withElems()
+		if matchShape(escapeGlob(p)[1:], false, true, "", cd, ancestor) {
 			return p, true
 		}
 	}
 	return "", false
+}
+
+// below reports whether the clean absolute path p is dir or inside it.
+func below(p, dir string) bool {
+	if dir == "/" || p == dir {
+		return true
+	}
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // selfRoles marks as text the command that mnemos's read-only policy
