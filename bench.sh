@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Whole-process timings of mnemos against /bin/true, side by side.
-# Needs hyperfine (Debian package "hyperfine"). Usage: ./bench.sh [RUNS]
+# Needs hyperfine (Debian package "hyperfine"). Usage: ./bench.sh [RUNS [ROUNDS]]
+# RUNS is hyperfine's runs per command; ROUNDS the rounds of 100 starts of
+# the sandbox benchmark at the end.
 set -euo pipefail
 cd "$(dirname "$0")"
+src=$(pwd)
 runs=${1:-50}
+rounds=${2:-20}
 command -v hyperfine >/dev/null || { echo "bench.sh: install hyperfine (apt-get install hyperfine)" >&2; exit 1; }
 # Outside /tmp: the sandbox refuses to grant /tmp when it holds mnemos's state.
 tmp=$(mktemp -d -p /var/tmp)
@@ -34,3 +38,24 @@ for name, x in r.items():
     print(f"{name:16s} median {x['median']*1000:7.3f} ms  {x['median']/base:5.1f}x /bin/true  (n={len(x['times'])})")
 PY
 ls -l "$tmp/mnemos" | awk '{print "binary size: " $5 " bytes"}'
+
+# The sandbox's share of a run, in one process: /bin/true started and
+# waited for plainly, then with sandbox.Start under the spec the gate builds
+# for `mnemos run -- /bin/true`, and building that spec. The product has no
+# switch to turn the sandbox off, so it is timed from Go: ROUNDS rounds of
+# 100 starts each, the medians of the rounds compared.
+cd "$src"
+go test -run '^$' -bench '^BenchmarkSandboxStart$' -benchtime 100x -count "$rounds" ./gate/ >"$tmp/sandbox.txt"
+python3 - "$tmp/sandbox.txt" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"BenchmarkSandboxStart/(\w+)-\d+\s+\d+\s+([\d.]+) ns/op", line)
+    if m:
+        runs.setdefault(m.group(1), []).append(float(m.group(2)) / 1e6)
+med = {k: statistics.median(v) for k, v in runs.items()}
+for name, what in [("exec", "/bin/true, plain exec.Cmd"), ("sandbox", "/bin/true, sandbox.Start"), ("spec", "building the run's spec")]:
+    print(f"{what:28s} median {med[name]:7.3f} ms  (n={len(runs[name])} rounds of 100)")
+added = med["sandbox"] - med["exec"] + med["spec"]
+print(f"{'sandbox step, added':28s} median {added:7.3f} ms  (sandbox - exec + spec; target 0.3 ms)")
+PY
