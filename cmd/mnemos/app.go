@@ -36,8 +36,8 @@ type stdio struct {
 	out, err io.Writer
 }
 
-// CLI is the command line. Global flags come first.
-type CLI struct {
+// Globals are the flags every subcommand takes; they come first.
+type Globals struct {
 	Home      string `help:"Keep configuration and state under this directory." env:"MNEMOS_HOME" placeholder:"DIR"`
 	PolicyArg string `name:"policy" help:"An extra policy file; it can only make decisions stricter than the configured policy." env:"MNEMOS_POLICY" placeholder:"FILE"`
 	Channel   string `help:"Channel the request comes through (default cli)." env:"MNEMOS_CHANNEL"`
@@ -45,6 +45,11 @@ type CLI struct {
 	Session   string `help:"The agent's session id, for session-scoped grants." env:"MNEMOS_SESSION"`
 	Level     string `help:"Lower the autonomy level for this call (readonly, supervised, full); it can never raise the policy's level." env:"MNEMOS_LEVEL"`
 	Verbose   bool   `short:"v" help:"Print diagnostics on stderr."`
+}
+
+// CLI is the command line.
+type CLI struct {
+	Globals
 
 	Init      InitCmd      `cmd:"" help:"Write the commented default policy file."`
 	Run       RunCmd       `cmd:"" help:"Decide, then run an allowed command: mnemos run -- CMD [ARG...]."`
@@ -56,13 +61,58 @@ type CLI struct {
 	Version   VersionCmd   `cmd:"" help:"Print the version."`
 }
 
+// runOnly and checkOnly are the grammars of the two commands every agent
+// command goes through. kong builds its model by reflection at every
+// start: the whole CLI takes about 0.6 ms, one command a fraction of it.
+// They never print help or usage: those come from the whole CLI (see
+// grammarFor), so their commands need no help text of their own.
+type runOnly struct {
+	Globals
+	Run RunCmd `cmd:""`
+}
+
+type checkOnly struct {
+	Globals
+	Policy struct {
+		Check CheckCmd `cmd:""`
+	} `cmd:""`
+}
+
+// grammarFor picks the grammar args are parsed with and the global flags
+// it fills: a single command's when args start with run or policy check
+// and ask for no help before "--", else the whole CLI.
+func grammarFor(args []string) (grammar any, globals *Globals) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || strings.HasPrefix(a, "--help=") {
+			return wholeCLI()
+		}
+	}
+	switch {
+	case len(args) > 0 && args[0] == "run":
+		g := &runOnly{}
+		return g, &g.Globals
+	case len(args) > 1 && args[0] == "policy" && args[1] == "check":
+		g := &checkOnly{}
+		return g, &g.Globals
+	}
+	return wholeCLI()
+}
+
+func wholeCLI() (any, *Globals) {
+	c := &CLI{}
+	return c, &c.Globals
+}
+
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 // app holds what subcommands need; it is bound into kong.
 type app struct {
 	ctx    context.Context
-	cli    *CLI
+	cli    *Globals
 	io     stdio
 	getenv func(string) string
 	log    *slog.Logger
@@ -84,22 +134,7 @@ func quietExit(code int) error { return &exitError{code: code, quiet: true} }
 
 // Main runs mnemos with args and returns the exit code.
 func Main(ctx context.Context, args []string, s stdio, getenv func(string) string) int {
-	cli := &CLI{}
-	var parseErr error
-	parser, err := kong.New(cli,
-		kong.Name("mnemos"),
-		kong.Description("mnemos stands between AI coding agents and the shell: it parses each command, decides allow, ask or deny, parks what needs a person as a pending approval, and records every step in a hash-chained audit log.\n\nExit codes: the command's own status (run), 0 allow (check), 75 approval required, 77 denied, 64 usage error, 78 configuration error."),
-		kong.UsageOnError(),
-		kong.Writers(s.out, s.err),
-		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.Vars{"version": version},
-		kong.Resolvers(envResolver(getenv)),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
-	if err != nil {
-		fmt.Fprintf(s.err, "mnemos: error: %v\n", err)
-		return exitFailure
-	}
+	grammar, globals := grammarFor(args)
 	code, done := func() (code int, done bool) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -110,16 +145,24 @@ func Main(ctx context.Context, args []string, s stdio, getenv func(string) strin
 				panic(r)
 			}
 		}()
-		var kctx *kong.Context
-		kctx, parseErr = parser.Parse(args)
-		if parseErr != nil {
-			return 0, false
+		kctx, err := parse(grammar, args, s, getenv)
+		if err != nil {
+			if _, whole := grammar.(*CLI); !whole {
+				// Usage errors read as the whole CLI's.
+				grammar, globals = wholeCLI()
+				kctx, err = parse(grammar, args, s, getenv)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(s.err, "mnemos: error: %v\n", err)
+			fmt.Fprintf(s.err, "mnemos: hint: run `mnemos --help` for usage\n")
+			return exitUsage, true
 		}
 		level := slog.LevelWarn
-		if cli.Verbose {
+		if globals.Verbose {
 			level = slog.LevelDebug
 		}
-		a := &app{ctx: ctx, cli: cli, io: s, getenv: getenv, now: time.Now,
+		a := &app{ctx: ctx, cli: globals, io: s, getenv: getenv, now: time.Now,
 			log: slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: level}))}
 		defer a.close()
 		kctx.Bind(a)
@@ -128,9 +171,25 @@ func Main(ctx context.Context, args []string, s stdio, getenv func(string) strin
 	if done {
 		return code
 	}
-	fmt.Fprintf(s.err, "mnemos: error: %v\n", parseErr)
-	fmt.Fprintf(s.err, "mnemos: hint: run `mnemos --help` for usage\n")
-	return exitUsage
+	return exitFailure
+}
+
+// parse builds a kong parser for grammar and parses args with it.
+func parse(grammar any, args []string, s stdio, getenv func(string) string) (*kong.Context, error) {
+	parser, err := kong.New(grammar,
+		kong.Name("mnemos"),
+		kong.Description("mnemos stands between AI coding agents and the shell: it parses each command, decides allow, ask or deny, parks what needs a person as a pending approval, and records every step in a hash-chained audit log.\n\nExit codes: the command's own status (run), 0 allow (check), 75 approval required, 77 denied, 64 usage error, 78 configuration error."),
+		kong.UsageOnError(),
+		kong.Writers(s.out, s.err),
+		kong.Exit(func(code int) { panic(kongExit(code)) }),
+		kong.Vars{"version": version},
+		kong.Resolvers(envResolver(getenv)),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	return parser.Parse(args)
 }
 
 type kongExit int

@@ -13,7 +13,7 @@ import (
 type ExplainCmd struct {
 	JSON    bool     `name:"json" help:"Print one JSON object: the decision with, for each command, the guard's checks and every rule considered."`
 	Reason  string   `help:"Why the agent would run this command (shown to vaglio's judge)."`
-	Command []string `arg:"" passthrough:"" help:"The command to explain, after --."`
+	Command []string `arg:"" passthrough:"partial" help:"The command to explain, after --."`
 }
 
 // Run prints the step-by-step trace of a decision. It records nothing and

@@ -27,7 +27,7 @@ type CheckCmd struct {
 	DryRun  bool     `help:"Record nothing and create no pending approval."`
 	Explain bool     `help:"Print the step-by-step trace of policy explain (with --json: the rules considered in each command)."`
 	Reason  string   `help:"Why the agent would run this command (shown to vaglio's judge)."`
-	Command []string `arg:"" passthrough:"" help:"The command to check, after --."`
+	Command []string `arg:"" passthrough:"partial" help:"The command to check, after --."`
 }
 
 // Run prints the decision and why.

@@ -15,7 +15,7 @@ type RunCmd struct {
 	Wait           bool     `help:"When approval is required, wait until the request is approved, denied or expires."`
 	RequireSandbox bool     `help:"Refuse to run when the sandbox cannot be enforced."`
 	Reason         string   `help:"Why the agent runs this command (shown to vaglio's judge)."`
-	Command        []string `arg:"" passthrough:"" help:"The command and its arguments, after --."`
+	Command        []string `arg:"" passthrough:"partial" help:"The command and its arguments, after --."`
 }
 
 // Run is mnemos run. stdin, stdout and stderr belong to the command; mnemos
