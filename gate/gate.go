@@ -12,6 +12,7 @@ import (
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/shellparse"
 	"github.com/mnemos-dev/mnemos/vaglio"
 )
@@ -44,6 +45,9 @@ type Config struct {
 	Rand  io.Reader
 	Audit Recorder
 	Log   *slog.Logger
+	// Probe reports what the kernel's Landlock enforces; nil means
+	// sandbox.Probe. Tests describe an older kernel with it.
+	Probe func() sandbox.Status
 }
 
 // Gate runs the pipeline for one process. It opens the state database only
@@ -60,6 +64,9 @@ func New(cfg Config) *Gate {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Probe == nil {
+		cfg.Probe = sandbox.Probe
 	}
 	return &Gate{cfg: cfg}
 }

@@ -124,7 +124,7 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 // it returns the sandbox's refusals of what the command named, as
 // RunResult.Hint.
 func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions) (int, string, error) {
-	status := sandbox.Probe()
+	status := g.cfg.Probe()
 	sb, err := g.sandboxSpec(req, dec, opts)
 	if err != nil {
 		if se := (*SandboxError)(nil); errors.As(err, &se) {
@@ -157,7 +157,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	cmd.Env = os.Environ()
 
 	code := -1
-	applied, runErr := sandbox.Start(cmd, spec)
+	applied, runErr := sandbox.StartOn(cmd, spec, status)
 	if runErr == nil {
 		done := make(chan struct{})
 		go func() {

@@ -10,7 +10,11 @@ import (
 // Start starts cmd. Landlock is Linux-only, so the command runs unconfined
 // unless spec.Required, and the returned Applied says so.
 func Start(cmd *exec.Cmd, spec Spec) (Applied, error) {
-	st := Probe()
+	return StartOn(cmd, spec, Probe())
+}
+
+// StartOn is Start, reporting st.
+func StartOn(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 	a := Applied{}
 	p, err := buildPlan(spec)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
 // Exit codes (design.md).
@@ -311,6 +312,11 @@ func loadPolicy(p gate.Paths) (*policy.Policy, error) {
 // in the product changes it.
 var systemPolicyFile = policy.SystemFile
 
+// probeSandbox reports what the kernel's Landlock enforces. It is a
+// variable only so that tests can describe a kernel without Landlock;
+// nothing in the product changes it.
+var probeSandbox = sandbox.Probe
+
 // loadLayers reads the policy stack: the system policy (honoured only when
 // root owns it and nobody else can write it; otherwise a warning and it is
 // left out), the user's policy (or the built-in default) and the project
@@ -386,6 +392,7 @@ func (a *app) gate() (*gate.Gate, error) {
 		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self, Vars: vars,
 		Now: a.now, Rand: rand.Reader, Log: a.log,
 		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
+		Probe: probeSandbox,
 	})
 	return a.g, nil
 }

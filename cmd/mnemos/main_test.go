@@ -23,6 +23,22 @@ func TestMain(m *testing.M) {
 			// Scripts own their system policy file; the real one in /etc
 			// is not read.
 			systemPolicyFile = os.Getenv("MNEMOS_TEST_SYSTEM_POLICY")
+			// Scripts may describe a kernel without Landlock (0) or with
+			// an older ABI than this one's; only this test binary reads it.
+			if v := os.Getenv("MNEMOS_TEST_LANDLOCK_ABI"); v != "" {
+				abi, err := strconv.Atoi(v)
+				if err != nil {
+					panic("MNEMOS_TEST_LANDLOCK_ABI: " + err.Error())
+				}
+				probeSandbox = func() sandbox.Status {
+					st := sandbox.Probe()
+					st.ABI, st.Enforced = abi, abi >= 1
+					if abi < 1 {
+						st.Err = "described by the test"
+					}
+					return st
+				}
+			}
 			os.Exit(Main(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv))
 		},
 	})
@@ -90,7 +106,7 @@ func TestScript(t *testing.T) {
 				cmd := exec.Command(prog, args[2:]...)
 				cmd.Dir = ts.MkAbs(".")
 				var env []string
-				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM"} {
+				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "MNEMOS_TEST_LANDLOCK_ABI"} {
 					env = append(env, k+"="+ts.Getenv(k))
 				}
 				cmd.Env = append(os.Environ(), env...)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
-	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
 // InitCmd writes the default policy file.
@@ -46,7 +45,7 @@ type SandboxStatusCmd struct {
 
 // Run reports the kernel's Landlock support and mnemos's use of it.
 func (c *SandboxStatusCmd) Run(a *app) error {
-	s := sandbox.Probe()
+	s := probeSandbox()
 	if c.JSON {
 		return writeJSON(a.io.out, map[string]any{"landlock_abi": s.ABI, "enforced": s.Enforced, "seccomp": s.Seccomp,
 			"note": s.Note(), "gaps": s.Gaps(), "error": s.Err, "seccomp_error": s.SeccompErr})

@@ -36,7 +36,11 @@ func (c *RunCmd) Run(a *app) error {
 		var se *gate.SandboxError
 		if errors.As(err, &se) {
 			hint := "run without --require-sandbox to accept an unconfined run"
-			if errors.Is(err, sandbox.ErrUnsafeGrant) {
+			switch {
+			case se.Hint != "":
+				// The policy asked for it: say what to change there.
+				hint = se.Hint
+			case errors.Is(err, sandbox.ErrUnsafeGrant):
 				hint = "run mnemos from a project directory: the sandbox never grants your whole home directory, mnemos's own files or your secrets"
 			}
 			return &exitError{code: exitConfig, msg: se.Error(), hint: hint}
