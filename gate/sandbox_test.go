@@ -12,10 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -450,4 +453,192 @@ func FuzzArgNeeds(f *testing.F) {
 			}
 		}
 	})
+}
+
+// pythonFixture is a sandbox fixture whose policy allows `python3 -c`,
+// with a fake key in home/.ssh, mnemos's policy file and state database
+// in place, and a real, hash-chained audit log.
+func pythonFixture(t *testing.T, policySrc string) *sandboxFixture {
+	t.Helper()
+	requireLandlock(t, 1)
+	if !fileExists("/usr/bin/python3") {
+		t.Skip("needs /usr/bin/python3")
+	}
+	f := newSandboxFixture(t, policySrc+"rules:"+sandboxRules+
+		"  - {name: python, action: allow, command: {argv_prefix: [/usr/bin/python3, -c]}}\n", "")
+	cfg := f.g.cfg
+	cfg.Audit = audit.Open(cfg.Paths.AuditFile, audit.Options{})
+	f.g.Close()
+	f.g = New(cfg)
+	if _, err := f.g.Store(context.Background()); err != nil { // creates state.db
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg.Paths.PolicyFile, []byte("level: readonly\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.home, ".ssh", "id_rsa"), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// py runs a python3 snippet through the gate with extra arguments.
+func (f *sandboxFixture) py(t *testing.T, code string, args ...string) (RunResult, string) {
+	t.Helper()
+	return f.run(t, append([]string{"/usr/bin/python3", "-c", code}, args...)...)
+}
+
+// lastFinished is the exit status run.finished recorded last in the real
+// audit log.
+func (f *sandboxFixture) lastFinished(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(f.g.cfg.Paths.AuditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"msg":"run.finished"`) {
+		t.Fatalf("last audit event is not run.finished: %s", last)
+	}
+	_, rest, _ := strings.Cut(last, `"exit_status":`)
+	status, _, _ := strings.Cut(rest, ",")
+	return status
+}
+
+// TestSecuritySandboxedInterpreterCannotTouchMnemos: an interpreter the
+// policy allows runs confined. It writes in the workspace, and nowhere
+// else; it cannot read a key whose path it builds at run time, nor change
+// mnemos's policy, state database or audit log (which still verifies),
+// nor signal mnemos; its children are confined too; and mnemos records
+// run.finished with its exit status.
+func TestSecuritySandboxedInterpreterCannotTouchMnemos(t *testing.T) {
+	f := pythonFixture(t, "")
+	p := f.g.cfg.Paths
+
+	if res, stderr := f.py(t, `open("inside.txt", "w").write("ok")`); res.ExitCode != 0 || !fileExists(filepath.Join(f.ws, "inside.txt")) {
+		t.Fatalf("write in the workspace: exit %d: %s", res.ExitCode, stderr)
+	}
+	if got := f.lastFinished(t); got != "0" {
+		t.Errorf("run.finished exit_status %s, want 0", got)
+	}
+
+	refused := []struct{ name, code string }{
+		{"write outside the workspace", `import sys; open(sys.argv[1] + "/x", "w").write("x")`},
+		{"read a key whose path is built at run time", `import sys; print(open(sys.argv[2] + "/.s" + "sh/id_" + "rsa").read())`},
+		{"append to the policy", `import sys; open(sys.argv[2] + M + "poli" + "cy.yaml", "a").write("level: full\n")`},
+		{"append to the state database", `import sys; open(sys.argv[2] + M + "sta" + "te.db", "ab").write(b"x")`},
+		{"append to the audit log", `import sys; open(sys.argv[2] + M + "aud" + "it.jsonl", "a").write("{}\n")`},
+		{"replace the policy", `import os, sys; open("p", "w").write("level: full\n"); os.rename("p", sys.argv[2] + M + "poli" + "cy.yaml")`},
+		{"a grandchild writes outside", `import subprocess, sys; subprocess.run(["sh", "-c", "echo x > \"$0/grandchild\"", sys.argv[1]], check=True)`},
+		{"signal mnemos", `import os, signal; os.kill(os.getppid(), signal.SIGTERM)`},
+	}
+	for _, r := range refused {
+		// The paths are built at run time, where the guard cannot see them.
+		res, stderr := f.py(t, `M = "/.mne" + "mos/"; `+r.code, f.out, f.home)
+		if res.ExitCode == 0 {
+			t.Errorf("%s: succeeded, want refused", r.name)
+		}
+		if !strings.Contains(stderr, "PermissionError") && !strings.Contains(stderr, "Permission denied") {
+			t.Errorf("%s: exit %d, not a permission error: %s", r.name, res.ExitCode, stderr)
+		}
+		if got := f.lastFinished(t); got != strconv.Itoa(res.ExitCode) {
+			t.Errorf("%s: run.finished exit_status %s, want %d", r.name, got, res.ExitCode)
+		}
+	}
+	if ents, _ := os.ReadDir(f.out); len(ents) != 0 {
+		t.Errorf("%s holds %d entries, want none", f.out, len(ents))
+	}
+	if b, _ := os.ReadFile(p.PolicyFile); string(b) != "level: readonly\n" {
+		t.Errorf("policy file is now %q", b)
+	}
+	rep, err := audit.Verify(p.AuditFile, "")
+	if err != nil {
+		t.Fatalf("audit verify: %v (%+v)", err, rep)
+	}
+
+	// An exit status passes through and is recorded as it is.
+	if res, _ := f.py(t, `raise SystemExit(42)`); res.ExitCode != 42 || f.lastFinished(t) != "42" {
+		t.Errorf("exit 42: got %d, recorded %s", res.ExitCode, f.lastFinished(t))
+	}
+}
+
+// TestRunLoopbackNeedsNetwork: without network, a confined command can
+// neither connect to a loopback server nor bind a port; with the policy's
+// network: true it connects.
+func TestRunLoopbackNeedsNetwork(t *testing.T) {
+	requireLandlock(t, 4)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello"))
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	connect := `import socket, sys; print(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).recv(5).decode())`
+	bind := `import socket; socket.socket().bind(("127.0.0.1", 0))`
+
+	f := pythonFixture(t, "")
+	for _, code := range []string{connect, bind} {
+		if res, stderr := f.py(t, code, port); res.ExitCode == 0 || !strings.Contains(stderr, "PermissionError") {
+			t.Errorf("without network: exit %d: %s", res.ExitCode, stderr)
+		}
+	}
+
+	f = pythonFixture(t, "sandbox: {network: true}\n")
+	var stdout bytes.Buffer
+	res, err := f.g.Run(context.Background(), f.req("/usr/bin/python3", "-c", connect, port), Stdio{Stdout: &stdout, Stderr: &stdout}, RunOptions{})
+	if err != nil || res.ExitCode != 0 || strings.TrimSpace(stdout.String()) != "hello" {
+		t.Errorf("with network: exit %d, %v: %s", res.ExitCode, err, stdout.String())
+	}
+}
+
+// TestRunRelaysSignals: SIGINT, SIGTERM, SIGHUP and SIGWINCH sent to
+// mnemos while it runs a confined command reach the command, and mnemos
+// records how it ended.
+func TestRunRelaysSignals(t *testing.T) {
+	f := pythonFixture(t, "")
+	code := `import os, signal, sys, time
+n = int(sys.argv[1])
+signal.signal(n, lambda *_: os._exit(n))
+open("ready", "w").close()
+time.sleep(30)
+sys.exit(99)`
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH} {
+		ready := filepath.Join(f.ws, "ready")
+		os.Remove(ready)
+		done := make(chan RunResult, 1)
+		go func() {
+			res, err := f.g.Run(context.Background(), f.req("/usr/bin/python3", "-c", code, strconv.Itoa(int(sig))), Stdio{}, RunOptions{})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		for deadline := time.Now().Add(20 * time.Second); !fileExists(ready); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%v: the command never started", sig)
+			}
+		}
+		// mnemos relays what it is sent; here mnemos is this process.
+		if err := syscall.Kill(os.Getpid(), sig); err != nil {
+			t.Fatal(err)
+		}
+		res := <-done
+		if res.ExitCode != int(sig) {
+			t.Errorf("%v: exit %d, want %d (the handler's)", sig, res.ExitCode, int(sig))
+		}
+		if got := f.lastFinished(t); got != strconv.Itoa(int(sig)) {
+			t.Errorf("%v: run.finished exit_status %s", sig, got)
+		}
+	}
 }
