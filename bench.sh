@@ -25,11 +25,20 @@ rules:
 POL
 cd "$tmp"
 git init -q repo && cd repo
+# For scale, where they work here: bubblewrap and sudo starting /bin/true.
+scale=()
+if command -v bwrap >/dev/null && bwrap --ro-bind / / /bin/true 2>/dev/null; then
+  scale+=(-n bwrap 'bwrap --ro-bind / / /bin/true')
+fi
+if command -v sudo >/dev/null && sudo -n /bin/true 2>/dev/null; then
+  scale+=(-n sudo 'sudo -n /bin/true')
+fi
 hyperfine -N --warmup 5 --runs "$runs" --export-json "$tmp/h.json" \
   -n true '/bin/true' \
   -n check "$tmp/mnemos policy check --dry-run -- git status" \
   -n check-recorded "$tmp/mnemos policy check -- git status" \
-  -n run "$tmp/mnemos run -- /bin/true" >&2
+  -n run "$tmp/mnemos run -- /bin/true" \
+  "${scale[@]}" >&2
 python3 - "$tmp/h.json" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
