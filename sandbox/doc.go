@@ -76,6 +76,15 @@
 //     cannot read, create or remove anything in them. Entries are taken
 //     when the command starts; symbolic links among them are left out.
 //     Every drop and narrowing is reported in Applied.Notes.
+//   - A grant that cannot write (read, or read and execute) is not
+//     narrowed around a denied path that file permissions already keep
+//     from the user mnemos runs as: someone else's file the user may
+//     neither read, write nor execute (/etc/shadow for anyone but root),
+//     or a missing one in someone else's directory the user may not
+//     write. The command, started with no_new_privs and never more
+//     capabilities, cannot reach it either, nor change its permissions.
+//     Root passes every permission check, so for root /etc is still
+//     narrowed, one rule per entry (about 0.7 ms more per run here).
 //
 // Paths are compared after resolving symbolic links, and a denied path that
 // does not exist yet still counts where it would appear, so a command

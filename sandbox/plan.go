@@ -62,8 +62,16 @@ type plan struct {
 
 // buildPlan resolves the spec's paths and applies its Deny list: a grant
 // inside a denied path is dropped, a grant holding one is carved around it.
-// It reads the filesystem but changes nothing.
-func buildPlan(s Spec) (plan, error) {
+// A grant that cannot write (ReadExec, ReadOnly) is not carved around a
+// denied path that file permissions already keep from mnemos's user (see
+// sealedByPermissions): the command, started with no_new_privs from a
+// thread with no more privileges, cannot reach it either. That spares
+// a non-root user one rule per entry of /etc, for /etc/shadow and the
+// like. It reads the filesystem but changes nothing.
+func buildPlan(s Spec) (plan, error) { return buildPlanWith(s, sealedByPermissions) }
+
+// buildPlanWith is buildPlan with the permission check passed in.
+func buildPlanWith(s Spec, sealed func(string) bool) (plan, error) {
 	var p plan
 	res := resolver{}
 	deny := make([]string, 0, len(s.Deny))
@@ -99,12 +107,29 @@ func buildPlan(s Spec) (plan, error) {
 				continue
 			}
 			held := heldBy(real, deny)
+			var shut []string
+			if c.access&accessWrite == 0 {
+				// Nothing in this tree can be renamed, replaced or
+				// re-permissioned through this grant.
+				open := held[:0:0]
+				for _, d := range held {
+					if sealed(d) {
+						shut = append(shut, d)
+					} else {
+						open = append(open, d)
+					}
+				}
+				held = open
+			}
+			if len(shut) > 0 {
+				p.notes = append(p.notes, fmt.Sprintf("%s not carved around %s: file permissions keep them from this user", g, strings.Join(shut, ", ")))
+			}
 			if len(held) == 0 {
 				p.rules = append(p.rules, rule{path: real, access: c.access})
 				continue
 			}
 			p.notes = append(p.notes, fmt.Sprintf("%s granted except %s (the directory itself may only be listed)", g, strings.Join(held, ", ")))
-			p.carve(real, c.access, deny)
+			p.carve(real, c.access, held)
 		}
 	}
 	return p, nil

@@ -1,10 +1,13 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // Probe asks the kernel which Landlock ABI and errata it offers, whether
@@ -33,4 +36,41 @@ func legacyTIOCSTI() bool {
 		return true
 	}
 	return strings.TrimSpace(string(b)) != "0"
+}
+
+// sealedByPermissions reports whether p exists, is not a symbolic link,
+// is owned by someone else than the effective user, and the effective
+// credentials (capabilities included) may neither read, write nor execute
+// or search it. A command started by mnemos has no more privileges
+// (no_new_privs, capabilities only dropped), so it cannot reach p either,
+// nor change its permissions. Root, whose CAP_DAC_OVERRIDE passes every
+// check, never sees a path as sealed.
+//
+// A path that does not exist is sealed when the nearest directory above it
+// that exists is someone else's and the credentials may not write it: the
+// command cannot create it (buildPlan asks only for read-only grants,
+// where Landlock refuses that too); only its owner could, while the
+// command runs.
+func sealedByPermissions(p string) bool {
+	var st unix.Stat_t
+	err := unix.Lstat(p, &st)
+	for errors.Is(err, unix.ENOENT) && p != "/" {
+		p = filepath.Dir(p)
+		if err = unix.Lstat(p, &st); err == nil {
+			return st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) != unix.Geteuid() &&
+				unix.Faccessat(unix.AT_FDCWD, p, unix.W_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) != nil
+		}
+	}
+	if err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return false
+	}
+	if int(st.Uid) == unix.Geteuid() {
+		return false
+	}
+	for _, mode := range []uint32{unix.R_OK, unix.W_OK, unix.X_OK} {
+		if unix.Faccessat(unix.AT_FDCWD, p, mode, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil {
+			return false
+		}
+	}
+	return true
 }

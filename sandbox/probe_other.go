@@ -6,3 +6,6 @@ package sandbox
 func Probe() Status {
 	return Status{Err: "Landlock is Linux-only", SeccompErr: "seccomp is Linux-only"}
 }
+
+// sealedByPermissions reports false: only Linux carves grants.
+func sealedByPermissions(string) bool { return false }

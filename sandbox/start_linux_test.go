@@ -15,10 +15,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,6 +41,12 @@ func TestMain(m *testing.M) {
 	}
 	if name := os.Getenv("SANDBOX_TEST_CALL"); name != "" {
 		os.Exit(callHelper(name, os.Getenv("SANDBOX_TEST_ADDR")))
+	}
+	if paths := os.Getenv("SANDBOX_TEST_SEALED"); paths != "" {
+		for _, p := range strings.Split(paths, ":") {
+			fmt.Println(sealedByPermissions(p))
+		}
+		os.Exit(0)
 	}
 	if os.Getenv("SANDBOX_TEST_MAIN_THREAD") != "" {
 		os.Exit(mainThreadHelper())
@@ -1045,4 +1053,108 @@ func benchDirs(b *testing.B) (home, ws, tmp string) {
 		}
 	}
 	return home, ws, tmp
+}
+
+// TestSecuritySealedByPermissions: a path counts as out of reach only when
+// it is someone else's and the credentials may neither read, write nor
+// execute it. Root never sees one; another user, run by root here, does.
+func TestSecuritySealedByPermissions(t *testing.T) {
+	dir, err := os.MkdirTemp("/var/tmp", "mnemos-sealed-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, mode os.FileMode, isDir bool) string {
+		p := filepath.Join(dir, name)
+		var err error
+		if isDir {
+			err = os.Mkdir(p, mode)
+		} else {
+			err = os.WriteFile(p, []byte("secret\n"), mode)
+		}
+		if err == nil {
+			err = os.Chmod(p, mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	shadow, public, private := mk("shadow", 0o600, false), mk("public", 0o644, false), mk("private", 0o700, true)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(shadow, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{shadow, public, private, link, filepath.Join(dir, "missing")} {
+		if sealedByPermissions(p) {
+			t.Errorf("%s is sealed for its owner (uid %d)", p, os.Geteuid())
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("checking another user's view needs root")
+	}
+	// The test binary's own directory is closed to other users.
+	bin, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper := filepath.Join(dir, "helper")
+	if err := os.WriteFile(helper, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(helper)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SANDBOX_TEST_SEALED="+strings.Join([]string{shadow, public, private, link, filepath.Join(private, "x"),
+		filepath.Join(dir, "missing", "deeper"), filepath.Join(dir, "shadow", "x")}, ":"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper as uid 65534: %v", err)
+	}
+	// Root's 0600 file and 0700 directory are sealed, and a missing path
+	// in root's directory; a readable file and a symbolic link are not,
+	// nor a path it cannot even look at, nor one below a file.
+	if got, want := strings.Fields(string(out)), []string{"true", "false", "true", "false", "false", "true", "false"}; !slices.Equal(got, want) {
+		t.Errorf("as uid 65534: %v, want %v", got, want)
+	}
+}
+
+// TestBuildPlanSealed: a read-only grant is not carved around a denied
+// path the permissions seal; a writable grant still is.
+func TestBuildPlanSealed(t *testing.T) {
+	root := tree(t, "a/keep/f", "a/secret/k", "a/mid/deny/x", "a/mid/ok")
+	j := func(p string) string { return filepath.Join(root, p) }
+	sealed := func(p string) bool { return p == j("a/secret") }
+	rw := accessRead | accessExec | accessWrite
+	tests := []struct {
+		name  string
+		spec  Spec
+		rules []rule
+		note  string
+	}{
+		{"read-only, sealed", Spec{ReadOnly: []string{j("a")}, Deny: []string{j("a/secret")}},
+			[]rule{{j("a"), accessRead}}, "not carved around " + j("a/secret")},
+		{"read-only, one sealed and one not", Spec{ReadExec: []string{j("a")}, Deny: []string{j("a/secret"), j("a/mid/deny")}},
+			[]rule{{j("a"), ll.AccessFSReadDir}, {j("a/keep"), accessRead | accessExec}, {j("a/mid"), ll.AccessFSReadDir},
+				{j("a/mid/ok"), accessRead | accessExec}, {j("a/secret"), accessRead | accessExec}}, "granted except " + j("a/mid/deny")},
+		{"security: writable, sealed or not", Spec{ReadWrite: []string{j("a")}, Deny: []string{j("a/secret")}},
+			[]rule{{j("a"), ll.AccessFSReadDir}, {j("a/keep"), rw}, {j("a/mid"), rw}}, "granted except " + j("a/secret")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := buildPlanWith(tt.spec, sealed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(p.rules, tt.rules) {
+				t.Errorf("rules\n got %v\nwant %v", p.rules, tt.rules)
+			}
+			if got := strings.Join(p.notes, "\n"); !strings.Contains(got, tt.note) {
+				t.Errorf("notes %q, want %q", got, tt.note)
+			}
+		})
+	}
 }
