@@ -242,7 +242,8 @@ type runSandbox struct {
 	// or a policy's source; "" when nothing does.
 	requiredBy string
 	// limitsTCP is true when a policy limits TCP: network: false whatever
-	// the decision, or ports or bind with network.
+	// the decision, or ports with network. (Bind lists grant: binding is
+	// refused by default, best effort on kernels without TCP rules.)
 	limitsTCP bool
 }
 
@@ -326,8 +327,9 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 // policy (policy.SandboxFor over the results of its commands) and, when
 // set, Config.Extra, which may only tighten it: Extra's required and
 // network: false count, its ports and bind narrow the configured lists
-// (no common port: no network), and its read and write paths and
-// network: true are ignored. Paths keep no "~/".
+// (no common port: no network; no common bind port: nothing to bind, as
+// when the configured policy lists none), and its read and write paths
+// and network: true are ignored. Paths keep no "~/".
 func (g *Gate) requestSandbox(dec Decision) runSandbox {
 	var results []policy.Result
 	for _, c := range dec.Commands {
@@ -357,16 +359,19 @@ func (g *Gate) requestSandbox(dec Decision) runSandbox {
 			sb.requiredBy = extra.Source
 		}
 		cfg.Required = cfg.Required || ec.Required
-		var closedP, closedB bool
+		var closedP bool
 		cfg.Ports, closedP = narrowPorts(cfg.Ports, ec.Ports)
-		cfg.Bind, closedB = narrowPorts(cfg.Bind, ec.Bind)
-		if !ec.HasNetwork() || closedP || closedB {
+		if len(ec.Bind) > 0 {
+			// Bind lists what may be bound: an empty one binds nothing.
+			cfg.Bind = slices.DeleteFunc(slices.Clone(cfg.Bind), func(p uint16) bool { return !slices.Contains(ec.Bind, p) })
+		}
+		if !ec.HasNetwork() || closedP {
 			f := false
 			cfg.Network, off = &f, true
 		}
 	}
 	sb.cfg = cfg.ExpandHome(g.cfg.UserHome)
-	sb.limitsTCP = off || sb.cfg.HasNetwork() && (len(sb.cfg.Ports) > 0 || len(sb.cfg.Bind) > 0)
+	sb.limitsTCP = off || sb.cfg.HasNetwork() && len(sb.cfg.Ports) > 0
 	return sb
 }
 

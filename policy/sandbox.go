@@ -16,13 +16,13 @@ import (
 //	  read: [~/.m2, /srv/data]    # extra trees the command may read
 //	  write: [~/.cache/bazel]     # extra trees the command may read and write
 //	  ports: [443, 22]            # the only TCP ports it may connect to (none listed: any)
-//	  bind: [8080]                # the only TCP ports it may bind (none listed: any)
+//	  bind: [8080]                # the only TCP ports it may bind (none listed: none; 0: ephemeral)
 //	  network: false              # TCP always (true) or never (false); unset: as decided
 //	  required: true              # refuse to run where the sandbox cannot be enforced
 //
 // Paths are absolute or start with "~/" (the user's home; see ExpandHome).
-// Ports are from 1 to 65535. Ports and bind matter only when the command
-// has network.
+// Ports are from 1 to 65535; bind may also list 0, any ephemeral port.
+// Ports and bind matter only when the command has network.
 type SandboxConfig struct {
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
@@ -83,9 +83,11 @@ type SandboxOverride struct {
 //   - read and write: the section's paths and those of the override of
 //     every rule that matched a command (the rule Result.Rule names, or,
 //     for a stack, each layer's matching rule that counted);
-//   - ports and bind: allow-lists. An empty list is no limit; a rule's
-//     ports add to the section's list and cannot open ports when the
-//     section sets none (every port is then open already);
+//   - ports: an allow-list. An empty list is no limit; a rule's ports
+//     add to the section's list and cannot open ports when the section
+//     sets none (every port is then open already);
+//   - bind: the ports a command may bind. An empty list is none; a rule's
+//     bind adds to the section's;
 //   - network: the overrides of the matching rules decide when they set
 //     it (false when any says false, otherwise true); else the section's
 //     value; else the decision: true when a command has a network:http
@@ -95,7 +97,9 @@ type SandboxOverride struct {
 // For a stack built by Merge, each layer's section and overrides are
 // combined as above and the layers then as Merge documents: extra paths
 // come only from the system and user layers, port lists are intersected
-// (no common port: no network), network is false when any layer says
+// (no common port: no network), bind lists are intersected and bind
+// nothing unless the system or user layer lists ports (the project
+// layer can only narrow them), network is false when any layer says
 // false and true only when the system or user layer says so, and
 // required holds when any layer requires it.
 //
@@ -114,7 +118,7 @@ func (p *Policy) SandboxFor(results []Result) SandboxConfig {
 	}
 	var netFalse, netTrue, closed bool
 	var ports, bind []uint16
-	portsSet, bindSet := false, false
+	portsSet, bindSet, bindTrusted := false, false, false
 	for _, l := range layers {
 		lc := l.layerSandbox(results)
 		trusted := l.Layer != LayerProject
@@ -131,7 +135,12 @@ func (p *Policy) SandboxFor(results []Result) SandboxConfig {
 			}
 		}
 		ports, portsSet, closed = intersectPorts(ports, portsSet, lc.Ports, closed)
-		bind, bindSet, closed = intersectPorts(bind, bindSet, lc.Bind, closed)
+		// No common bind port binds nothing; the network stays.
+		bind, bindSet, _ = intersectPorts(bind, bindSet, lc.Bind, false)
+		bindTrusted = bindTrusted || trusted && len(lc.Bind) > 0
+	}
+	if !bindTrusted {
+		bind = nil
 	}
 	out.Ports, out.Bind = ports, bind
 	net := decided
@@ -166,9 +175,7 @@ func (p *Policy) layerSandbox(results []Result) SandboxConfig {
 			if len(top.Ports) > 0 {
 				out.Ports = appendPorts(out.Ports, c.Ports...)
 			}
-			if len(top.Bind) > 0 {
-				out.Bind = appendPorts(out.Bind, c.Bind...)
-			}
+			out.Bind = appendPorts(out.Bind, c.Bind...)
 			out.Required = out.Required || c.Required
 			if c.Network != nil {
 				if *c.Network {
@@ -250,7 +257,7 @@ func (d *decoder) sandbox(n *yaml.Node) (SandboxConfig, *Error) {
 				sc.Write = ps
 			}
 		case "ports", "bind":
-			ps, err := d.ports(v, k.Value)
+			ps, err := d.ports(v, k.Value, k.Value == "bind")
 			if err != nil {
 				return sc, err
 			}
@@ -307,8 +314,9 @@ func (d *decoder) sandboxPaths(n *yaml.Node, key string) ([]string, *Error) {
 	return out, nil
 }
 
-// ports reads a list of TCP ports.
-func (d *decoder) ports(n *yaml.Node, key string) ([]uint16, *Error) {
+// ports reads a list of TCP ports; zero (any ephemeral port) only when
+// zeroOK.
+func (d *decoder) ports(n *yaml.Node, key string, zeroOK bool) ([]uint16, *Error) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, d.errAt(n, fmt.Sprintf("sandbox %s must be a list of TCP ports, e.g. [443, 8080]", key))
 	}
@@ -318,7 +326,9 @@ func (d *decoder) ports(n *yaml.Node, key string) ([]uint16, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		if v < 1 || v > 65535 {
+		switch {
+		case v == 0 && zeroOK:
+		case v < 1 || v > 65535:
 			return nil, d.errAt(e, fmt.Sprintf("port %d is out of range (1 to 65535)", v))
 		}
 		out = appendPorts(out, uint16(v))
@@ -400,8 +410,6 @@ func lintSandbox(p *Policy) []Diagnostic {
 			warn(sc.Pos, fmt.Sprintf("the sandbox of rule %q has no effect: a command it denies never runs", r.Name))
 		case len(sc.Ports) > 0 && len(top.Ports) == 0:
 			warn(sc.Pos, fmt.Sprintf("the ports of rule %q add to the top-level sandbox ports, which sets none: every port is already open when the command has network", r.Name))
-		case len(sc.Bind) > 0 && len(top.Bind) == 0:
-			warn(sc.Pos, fmt.Sprintf("the bind ports of rule %q add to the top-level sandbox bind, which sets none: every port may already be bound when the command has network", r.Name))
 		}
 	}
 	for i := range p.Rules {

@@ -182,3 +182,43 @@ allow:
 	fmt.Println(sb.Read, sb.Ports, *sb.Network)
 	// Output: [/home/me/.m2] [443 5432] true
 }
+
+// TestSecuritySandboxBindIsGranted: bind lists the ports a command may
+// bind, none when no list is given; a rule's bind adds to the section's
+// (0 is any ephemeral port), and a project layer can narrow the list but
+// never bind what the system and user layers do not list.
+func TestSecuritySandboxBindIsGranted(t *testing.T) {
+	user := mustParse(t, `sandbox: {network: true, bind: [8080]}
+rules:
+  - {name: dev server, action: allow, command: {argv_prefix: [npm, run, dev]}, sandbox: {bind: [0, 3000]}}
+`)
+	bare := mustParse(t, "sandbox: {network: true}\nrules:\n  - {name: srv, action: allow, command: {argv_prefix: [srv]}, sandbox: {bind: [9000]}}\n")
+	project := func(src string) *Policy {
+		p := mustParse(t, src)
+		m, _ := Merge(nil, user, p)
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		p    *Policy
+		c    shellparse.Command
+		want []uint16
+	}{
+		{"the section's list", user, cmd("ls"), []uint16{8080}},
+		{"a rule adds to it", user, cmd("npm", "run", "dev"), []uint16{0, 3000, 8080}},
+		{"no list, nothing to bind", Default(), cmd("ls"), nil},
+		{"a rule's list alone", bare, cmd("srv"), []uint16{9000}},
+		{"another command, none", bare, cmd("ls"), nil},
+		{"a project narrows", project("sandbox: {bind: [3000]}\n"), cmd("npm", "run", "dev"), []uint16{3000}},
+		{"a project's list binds nothing new", project("sandbox: {bind: [9999]}\n"), cmd("ls"), nil},
+		{"a project alone binds nothing", func() *Policy { m, _ := Merge(nil, Default(), mustParse(t, "sandbox: {bind: [22]}\n")); return m }(), cmd("ls"), nil},
+	} {
+		got := tc.p.SandboxFor(results(t, tc.p, Full, tc.c))
+		if !slices.Equal(got.Bind, tc.want) {
+			t.Errorf("%s: bind %v, want %v", tc.name, got.Bind, tc.want)
+		}
+		if tc.p == user && (got.Network == nil || !*got.Network) {
+			t.Errorf("%s: a bind list closed the network", tc.name)
+		}
+	}
+}

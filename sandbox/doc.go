@@ -98,8 +98,9 @@
 // With Spec.Network false, TCP bind and connect are refused, loopback
 // included (a test suite that starts a local server needs network), and
 // the seccomp filter refuses every socket but unix and netlink ones. With
-// Network true, ConnectPorts and BindPorts, when not empty, are the only
-// TCP ports allowed (bind port 0 means an ephemeral port), and the filter
+// Network true, ConnectPorts, when not empty, are the only TCP ports it
+// may connect to, and BindPorts the only ones it may bind, none when the
+// list is empty (port 0 means an ephemeral port), and the filter
 // allows TCP and, with Spec.UDP, UDP sockets. Spec.Scoped keeps a command
 // from reaching abstract unix sockets and signalling processes outside its
 // sandbox.

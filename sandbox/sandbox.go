@@ -67,9 +67,11 @@ type Spec struct {
 	// ConnectPorts, when Network is true and the list is not empty, are the
 	// only TCP ports the command may connect to. Empty means any port.
 	ConnectPorts []uint16 `json:"connect_ports,omitempty"`
-	// BindPorts, when Network is true and the list is not empty, are the
-	// only TCP ports the command may bind (0 is any ephemeral port). Empty
-	// means any port.
+	// BindPorts, when Network is true, are the only TCP ports the command
+	// may bind (0 is any ephemeral port). Empty means none: a command
+	// binds a TCP port only where someone listed it (Landlock ABI 4 and
+	// later; best effort like scoping, so Required does not refuse an
+	// older kernel for it).
 	BindPorts []uint16 `json:"bind_ports,omitempty"`
 
 	// Scoped keeps the command from connecting to abstract unix sockets and
@@ -94,9 +96,10 @@ type Spec struct {
 	RequireTCP bool `json:"require_tcp,omitempty"`
 }
 
-// restrictsTCP reports whether the spec limits TCP in any way.
+// restrictsTCP reports whether the spec limits TCP beyond refusing to
+// bind ports it does not list: no network, or connect ports.
 func (s Spec) restrictsTCP() bool {
-	return !s.Network || len(s.ConnectPorts) > 0 || len(s.BindPorts) > 0
+	return !s.Network || len(s.ConnectPorts) > 0
 }
 
 // Applied is what Start enforced on one command.

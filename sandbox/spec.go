@@ -34,7 +34,7 @@ type Options struct {
 	Secrets   []string
 	// Network allows TCP and UDP (name resolution needs UDP); Ports, when
 	// not empty, are the only TCP ports the command may connect to, and
-	// Bind, when not empty, the only ones it may bind (Spec.BindPorts).
+	// Bind the only ones it may bind, none when empty (Spec.BindPorts).
 	Network bool
 	Ports   []uint16
 	Bind    []uint16

@@ -64,24 +64,19 @@ func handledFor(st Status, s Spec) (h handled, notes []string) {
 	if st.ABI < 5 {
 		notes = append(notes, "device ioctls are not restricted (needs Landlock ABI 5)")
 	}
-	if s.restrictsTCP() {
-		switch {
-		case st.ABI >= 4:
-			if !s.Network {
-				h.net = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
-			} else {
-				if len(s.ConnectPorts) > 0 {
-					h.net |= ll.AccessNetConnectTCP
-				}
-				if len(s.BindPorts) > 0 {
-					h.net |= ll.AccessNetBindTCP
-				}
-			}
-		case st.filtered() && !s.Network:
-			notes = append(notes, fmt.Sprintf("TCP is refused by the seccomp filter alone: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
-		default:
-			notes = append(notes, fmt.Sprintf("TCP is not restricted: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
+	// Binding is refused but for BindPorts, with or without network.
+	switch {
+	case st.ABI >= 4:
+		h.net = ll.AccessNetBindTCP
+		if s.restrictsTCP() {
+			h.net |= ll.AccessNetConnectTCP
 		}
+	case st.filtered() && !s.Network:
+		notes = append(notes, fmt.Sprintf("TCP is refused by the seccomp filter alone: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
+	case s.restrictsTCP():
+		notes = append(notes, fmt.Sprintf("TCP is not restricted: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
+	default:
+		notes = append(notes, fmt.Sprintf("TCP bind is not restricted: Landlock ABI %d predates TCP rules (ABI 4)", st.ABI))
 	}
 	if s.Scoped {
 		switch {

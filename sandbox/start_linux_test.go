@@ -562,10 +562,11 @@ func TestStartTCP(t *testing.T) {
 		netRule bool
 	}{
 		{name: "no network: connect refused", network: "tcp", ok: false, netRule: true},
-		{name: "network: any port", network: "tcp", net: true, ok: true},
+		{name: "network: any port", network: "tcp", net: true, ok: true, netRule: true},
 		{name: "network: the listed port", network: "tcp", net: true, ports: []uint16{port}, ok: true, netRule: true},
 		{name: "network: another port only", network: "tcp", net: true, ports: []uint16{port + 1}, ok: false, netRule: true},
 		{name: "no network: bind refused", network: "listen-tcp", ok: false, netRule: true},
+		{name: "security: network: bind refused without a bind list", network: "listen-tcp", net: true, ok: false, netRule: true},
 		{name: "network: ephemeral bind granted", network: "listen-tcp", net: true, bind: []uint16{0}, ok: true, netRule: true},
 		{name: "network: ephemeral bind not granted", network: "listen-tcp", net: true, bind: []uint16{8}, ok: false, netRule: true},
 		{name: "no network: fixed bind refused", network: "listen-tcp", addr: "127.0.0.1:28471", ok: false, netRule: true},
