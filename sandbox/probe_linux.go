@@ -50,8 +50,13 @@ func legacyTIOCSTI() bool {
 // that exists is someone else's and the credentials may not write it: the
 // command cannot create it (buildPlan asks only for read-only grants,
 // where Landlock refuses that too); only its owner could, while the
-// command runs.
-func sealedByPermissions(p string) bool {
+// command runs. A directory that can be listed but not written, and
+// whose entries (at most 64, two levels down) are all sealed, is sealed
+// too (/etc/sudoers.d): the command may then see the names in it, as the
+// user can, but nothing else.
+func sealedByPermissions(p string) bool { return sealedDepth(p, 2) }
+
+func sealedDepth(p string, depth int) bool {
 	var st unix.Stat_t
 	err := unix.Lstat(p, &st)
 	for errors.Is(err, unix.ENOENT) && p != "/" {
@@ -66,6 +71,20 @@ func sealedByPermissions(p string) bool {
 	}
 	if int(st.Uid) == unix.Geteuid() {
 		return false
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR && depth > 0 &&
+		unix.Faccessat(unix.AT_FDCWD, p, unix.W_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) != nil {
+		if ents, err := os.ReadDir(p); err == nil && len(ents) <= 64 {
+			all := true
+			for _, e := range ents {
+				if all = sealedDepth(filepath.Join(p, e.Name()), depth-1); !all {
+					break
+				}
+			}
+			if all {
+				return true
+			}
+		}
 	}
 	for _, mode := range []uint32{unix.R_OK, unix.W_OK, unix.X_OK} {
 		if unix.Faccessat(unix.AT_FDCWD, p, mode, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil {

@@ -1085,6 +1085,10 @@ func TestSecuritySealedByPermissions(t *testing.T) {
 		return p
 	}
 	shadow, public, private := mk("shadow", 0o600, false), mk("public", 0o644, false), mk("private", 0o700, true)
+	dropins, mixed := mk("dropins", 0o755, true), mk("mixed", 0o755, true)
+	mk("dropins/a", 0o440, false)
+	mk("mixed/a", 0o440, false)
+	mk("mixed/b", 0o444, false)
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(shadow, link); err != nil {
 		t.Fatal(err)
@@ -1109,16 +1113,17 @@ func TestSecuritySealedByPermissions(t *testing.T) {
 	cmd := exec.Command(helper)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SANDBOX_TEST_SEALED="+strings.Join([]string{shadow, public, private, link, filepath.Join(private, "x"),
-		filepath.Join(dir, "missing", "deeper"), filepath.Join(dir, "shadow", "x")}, ":"))
+		filepath.Join(dir, "missing", "deeper"), filepath.Join(dir, "shadow", "x"), dropins, mixed}, ":"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("helper as uid 65534: %v", err)
 	}
-	// Root's 0600 file and 0700 directory are sealed, and a missing path
-	// in root's directory; a readable file and a symbolic link are not,
-	// nor a path it cannot even look at, nor one below a file.
-	if got, want := strings.Fields(string(out)), []string{"true", "false", "true", "false", "false", "true", "false"}; !slices.Equal(got, want) {
+	// Root's 0600 file and 0700 directory are sealed, a missing path in
+	// root's directory, and a listable directory of sealed files; a
+	// readable file and a symbolic link are not, nor a path it cannot even
+	// look at, nor one below a file, nor a directory holding a readable file.
+	if got, want := strings.Fields(string(out)), []string{"true", "false", "true", "false", "false", "true", "false", "true", "false"}; !slices.Equal(got, want) {
 		t.Errorf("as uid 65534: %v, want %v", got, want)
 	}
 }
