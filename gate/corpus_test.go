@@ -232,6 +232,7 @@ func TestSecurityInputBeyondLimitsIsRefused(t *testing.T) {
 		{"1 MiB argument", []string{"echo", strings.Repeat("a", 1<<20)}, "bytes"},
 		{"1 MiB script", []string{"bash", "-c", "echo " + strings.Repeat("a", 1<<20)}, "bytes"},
 		{"100 000 arguments", many, "words"},
+		{"100 000 arguments, no command name", many[1:], "words"},
 		{"100 000 words in a script", []string{"bash", "-c", "echo" + strings.Repeat(" a", 100_000)}, "words"},
 		{"10 000 nested substitutions", []string{"bash", "-c", strings.Repeat("echo $(", 10_000) + "true" + strings.Repeat(")", 10_000)}, "nests deeper"},
 		{"10 000 nested subshells", []string{"bash", "-c", strings.Repeat("( ", 10_000) + "true" + strings.Repeat(" )", 10_000)}, "nests deeper"},

@@ -196,5 +196,5 @@ type Limits struct {
 
 // DefaultLimits are generous for real work and small enough to bound time.
 func DefaultLimits() Limits {
-	return Limits{MaxBytes: 1 << 20, MaxArgs: 100_000, MaxDepth: 64}
+	return Limits{MaxBytes: 1 << 20, MaxArgs: 1 << 16, MaxDepth: 64}
 }

@@ -189,7 +189,7 @@ func newWalker(env Env, lim Limits) *walker {
 	w := &walker{
 		lim:     lim,
 		env:     env,
-		maxWork: 4 * lim.MaxArgs,
+		maxWork: 6 * lim.MaxArgs,
 	}
 	w.ctx = w.ctxBuf[:0]
 	return w
