@@ -17,7 +17,10 @@ func BenchmarkDecideThreeCommands(b *testing.B) {
 	dir := b.TempDir()
 	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
 	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
-	req := Request{Argv: []string{"bash", "-c", "cd src && grep -rn TODO . | head -20"}, Cwd: dir, Channel: "cli", Sender: "dev"}
+	// The workspace is a project in the home directory, not the home
+	// directory itself (a recursive search there reads ~/.ssh).
+	ws := filepath.Join(dir, "proj")
+	req := Request{Argv: []string{"bash", "-c", "cd src && grep -rn TODO . | head -20"}, Cwd: ws, Channel: "cli", Sender: "dev"}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -70,7 +73,8 @@ func BenchmarkDecideFiftyCommands(b *testing.B) {
 	dir := b.TempDir()
 	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
 	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
-	req := Request{Argv: []string{"bash", "-c", agentScript(dir)}, Cwd: dir, Channel: "cli", Sender: "dev"}
+	ws := filepath.Join(dir, "proj")
+	req := Request{Argv: []string{"bash", "-c", agentScript(ws)}, Cwd: ws, Channel: "cli", Sender: "dev"}
 	ctx := context.Background()
 	if d, err := g.Decide(ctx, req, Mode{DryRun: true}); err != nil || len(d.Commands) != 50 || d.Outcome != policy.Allow {
 		b.Fatalf("%d commands, %s: %s %v; want 50 commands, allow", len(d.Commands), d.Outcome, d.Reason, err)

@@ -85,7 +85,7 @@ func isReader(name string, args []shellparse.Word) bool {
 // is a pattern.
 func isGrepLike(name string) bool {
 	switch name {
-	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "rg", "ag", "ack":
+	case "grep", "egrep", "fgrep", "rgrep", "zgrep", "zegrep", "zfgrep", "rg", "ag", "ack":
 		return true
 	}
 	return false

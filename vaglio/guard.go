@@ -458,7 +458,7 @@ func (c *checker) check(cmd shellparse.Command) {
 	// checks both need.
 	var rolesBuf [16]role
 	roles := argRoles(cmd.Name(), cmd.Argv, rolesBuf[:])
-	_ = c.irrecoverable(cmd) && c.selfTamper(cmd, roles) && c.forbiddenPaths(cmd, roles)
+	_ = c.irrecoverable(cmd) && c.selfTamper(cmd, roles) && c.forbiddenPaths(cmd, roles) && c.recursiveReads(cmd, roles)
 }
 
 // subCommands returns the argv the command runs, and, when its program is a
