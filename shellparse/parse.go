@@ -141,12 +141,15 @@ type walker struct {
 	env     Env
 	printer *syntax.Printer
 
-	out     []Command
-	dry     int // >0 while computing loop states: nothing is emitted
-	depth   int
-	words   int
-	work    int
-	maxWork int
+	out []Command
+	dry int // >0 while computing loop states: nothing is emitted
+	// envCarry is >0 while walking a command held in an environment
+	// variable (GIT_PAGER=...): its commands do not carry it again.
+	envCarry int
+	depth    int
+	words    int
+	work     int
+	maxWork  int
 
 	ctx      []string
 	ctxBuf   [8]string // ctx's first array

@@ -1108,6 +1108,7 @@ var parseCases = []parseCase{
 	{name: "exported env reaches programs", src: "export PAGER='rm -rf /'; git log", want: []string{
 		"export PAGER=rm -rf /",
 		"PAGER=rm -rf / git log",
+		"[PAGER= > sh -c] PAGER=+sh -c: PAGER=rm -rf / rm -rf /",
 	}},
 	{name: "shell prefix env reaches its commands", src: "BASH_ENV=/tmp/x bash -c 'ls; pwd'", want: []string{
 		"[bash -c] bash -c: BASH_ENV=/tmp/x ls",
@@ -1117,6 +1118,39 @@ var parseCases = []parseCase{
 		"set -a",
 		"PAGER=less set +a",
 		"PAGER=less git log",
+		"[PAGER= > sh -c] PAGER=+sh -c: PAGER=less less",
+	}},
+	{name: "a pager in a prefix assignment is run", src: "GIT_PAGER='rm -rf ~' git log", want: []string{
+		"GIT_PAGER=rm -rf ~ git log",
+		"[GIT_PAGER= > sh -c] GIT_PAGER=+sh -c: rm -rf /home/u",
+	}},
+	{name: "less runs LESSOPEN's command", src: "LESSOPEN='|cat /etc/shadow %s' less x", want: []string{
+		"LESSOPEN=|cat /etc/shadow %s less x",
+		"[LESSOPEN= > sh -c] LESSOPEN=+sh -c: cat /etc/shadow %s",
+	}},
+	{name: "ssh ProxyCommand is a local command", src: "ssh -o ProxyCommand='rm -rf /' host", want: []string{
+		"ssh -o ProxyCommand=rm -rf / host",
+		"[ssh -o proxycommand > sh -c] ssh -o proxycommand+sh -c: rm -rf /",
+	}},
+	{name: "ssh option written in one word with a space", src: "ssh '-oLocalCommand touch x' host", want: []string{
+		"ssh -oLocalCommand touch x host",
+		"[ssh -o localcommand > sh -c] ssh -o localcommand+sh -c: touch x",
+	}},
+	{name: "rsync remote shell", src: "rsync -ave 'sh -c id' a host:b", want: []string{
+		"rsync -ave sh -c id a host:b",
+		"[rsync -e > sh -c > sh -c] rsync -e+sh -c+sh -c: id",
+	}},
+	{name: "scp transport program", src: "scp -S ./evil a host:b", want: []string{
+		"scp -S ./evil a host:b",
+		"[scp -S] scp -S: ./evil",
+	}},
+	{name: "tmux session command", src: "tmux new -d -s x 'make test'", want: []string{
+		"tmux new -d -s x make test",
+		"[tmux new > sh -c] tmux new+sh -c: make test",
+	}},
+	{name: "screen program", src: "screen -dmS x rm -rf /", want: []string{
+		"screen -dmS x rm -rf /",
+		"[screen] screen: rm -rf /",
 	}},
 	{name: "unexported assignment stays", src: "x=1; ls", want: []string{
 		"ls",

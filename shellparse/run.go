@@ -307,6 +307,64 @@ func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 		c.Notes = append(slices.Clone(inv.notes), notes...)
 	}
 	w.emit(c)
+	if w.envCarry == 0 && len(c.Assigns) > 0 && !quietBuiltin(inv) {
+		w.runEnvCommands(inv, c.Assigns)
+	}
+}
+
+// quietBuiltin reports a shell builtin that starts no program, so runs
+// nothing its environment names.
+func quietBuiltin(inv *invocation) bool {
+	if !inv.shell || len(inv.args) == 0 || inv.args[0].dyn {
+		return false
+	}
+	switch inv.args[0].val {
+	case "set", "export", "declare", "typeset", "local", "readonly", "unset", "cd", "pushd", "popd",
+		"shift", "true", "false", ":", "echo", "printf", "read", "test", "[", "alias", "unalias",
+		"exit", "return", "wait", "umask", "shopt", "break", "continue":
+		return true
+	}
+	return false
+}
+
+// envCommand reports the environment variables whose value programs run as a
+// shell command line or a program: pagers, editors, git's and rsync's
+// transports, askpass helpers, browsers.
+func envCommand(name string) bool {
+	switch name {
+	case "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "BAT_PAGER", "DELTA_PAGER", "ACK_PAGER",
+		"LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "SUDO_EDITOR",
+		"FCEDIT", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS",
+		"SUDO_ASKPASS", "BROWSER", "PROMPT_COMMAND", "RSYNC_RSH", "CVS_RSH":
+		return true
+	}
+	return false
+}
+
+// runEnvCommands walks the commands the program's environment holds
+// (GIT_PAGER='...' git log, export PAGER=...): the program may run them.
+func (w *walker) runEnvCommands(inv *invocation, assigns []string) {
+	w.envCarry++
+	defer func() { w.envCarry-- }()
+	for _, a := range assigns {
+		name, val, ok := strings.Cut(a, "=")
+		if !ok || !envCommand(name) {
+			continue
+		}
+		// less runs LESSOPEN="|cmd %s" and "||cmd %s" through a shell.
+		if name == "LESSOPEN" || name == "LESSCLOSE" {
+			val = strings.TrimLeft(val, "|")
+		}
+		val = strings.TrimSpace(val)
+		if val == "" {
+			continue
+		}
+		wr := Wrapper{Name: name + "=", Argv: fieldValues(inv.args)}
+		sub := &invocation{st: inv.st, callSt: inv.st, args: []field{lit("sh"), lit("-c"), lit(val)}, wraps: append(slices.Clone(inv.wraps), wr)}
+		n := w.pushCtx(name + "=")
+		w.run(sub)
+		w.popCtx(n)
+	}
 }
 
 // withExported adds to a command's own NAME=value words the variables the
@@ -414,6 +472,18 @@ func (w *walker) step(inv *invocation) bool {
 		return false
 	case "tar", "gtar", "bsdtar":
 		w.runTar(inv)
+		return false
+	case "ssh", "scp", "sftp":
+		w.runSSH(inv, name)
+		return false
+	case "rsync":
+		w.runRsync(inv)
+		return false
+	case "tmux":
+		w.runTmux(inv)
+		return false
+	case "screen":
+		w.runScreen(inv)
 		return false
 	case "man", "less", "more", "zless", "ack", "ag", "bat", "batcat":
 		w.runPagerTool(inv, name)
