@@ -25,6 +25,11 @@ func forbiddenHit(r pathRule, what, word string) Hit {
 // forbiddenRule returns the first rule a candidate breaks. reading says the
 // access only reads, which lets public keys under ~/.ssh through.
 func (c *checker) forbiddenRule(cd candidate, reading bool) (pathRule, bool) {
+	if hasUpper(cd.path) {
+		// ~/.SSH is ~/.ssh on a case-insensitive filesystem; every rule is
+		// written in lower case.
+		cd = newCandidate(strings.ToLower(cd.path), cd.glob, cd.openDir, cd.word)
+	}
 	if !mayBeForbidden(cd) {
 		return pathRule{}, false
 	}
@@ -266,4 +271,14 @@ func selectedNames(name string, argv []shellparse.Word) []string {
 		out[i] = strings.TrimPrefix(strings.TrimPrefix(p, "!"), "/")
 	}
 	return out
+}
+
+// hasUpper reports an ASCII upper-case letter in s.
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }

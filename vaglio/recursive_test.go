@@ -40,3 +40,17 @@ func TestSecurityRecursiveReadOfSecretDirectory(t *testing.T) {
 		}
 	}
 }
+
+func TestSecurityForbiddenPathsIgnoreCase(t *testing.T) {
+	g := testGuard()
+	for _, line := range []string{"cat /home/u/.SSH/id_rsa", "cat ~/.Aws/Credentials", "cat /ETC/shadow", "cp /home/u/.GnuPG/x /tmp"} {
+		if h, hit := g.Check(cmd(line), "/w"); !hit || h.Check != CheckForbiddenPath {
+			t.Errorf("%q: hit %v %+v, want a forbidden-path hit", line, hit, h)
+		}
+	}
+	for _, line := range []string{"cat /home/u/Notes.TXT", "cat /home/u/.SSH/id_rsa.pub", "ls /home/u/.SSH"} {
+		if h, hit := g.Check(cmd(line), "/w"); hit {
+			t.Errorf("%q: unexpected hit %+v", line, h)
+		}
+	}
+}
