@@ -480,7 +480,114 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 			c.raise(Ask, "writes to a path that is not known before it runs")
 		}
 	}
+	if showsEnvironment(cmd) {
+		c.Accesses = append(c.Accesses, Access{Capability: FSRead, Target: EnvironmentTarget})
+		if c.Verb == "compute" {
+			c.Verb = "read"
+		}
+	}
 	c.Accesses = dedupe(c.Accesses)
+}
+
+// EnvironmentTarget is the target of a command that shows the environment,
+// where tokens and keys live: reading it is reading this file.
+const EnvironmentTarget = "/proc/self/environ"
+
+// showsEnvironment reports a command that prints the whole environment
+// (env, printenv, set, export -p, declare -p with no name) or a variable
+// whose name says it holds a secret (printenv GITHUB_TOKEN, echo
+// "$AWS_SECRET_ACCESS_KEY"), in any of its words.
+func showsEnvironment(cmd shellparse.Command) bool {
+	name := cmd.Name()
+	var operands []string
+	assigns := false
+	for _, w := range cmd.Argv[min(1, len(cmd.Argv)):] {
+		if w.Dynamic {
+			if secretVarRef(w.Value) {
+				return true
+			}
+			continue
+		}
+		switch {
+		case strings.Contains(w.Value, "="):
+			assigns = true
+		case !strings.HasPrefix(w.Value, "-"):
+			operands = append(operands, w.Value)
+		}
+	}
+	for _, r := range cmd.Redirects {
+		if r.Target.Dynamic && secretVarRef(r.Target.Value) {
+			return true
+		}
+	}
+	switch name {
+	case "env", "printenv":
+		if len(operands) == 0 {
+			return true
+		}
+		if name == "printenv" {
+			for _, o := range operands {
+				if secretName(o) {
+					return true
+				}
+			}
+		}
+	case "set":
+		return len(cmd.Argv) == 1
+	case "export", "declare", "typeset":
+		if len(operands) == 0 && !assigns {
+			for _, w := range cmd.Argv[1:] {
+				if strings.HasPrefix(w.Value, "-") && strings.ContainsAny(w.Value, "px") {
+					return true
+				}
+			}
+			return len(cmd.Argv) == 1
+		}
+		for _, o := range operands {
+			if secretName(o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secretVarRef reports a word's source text that expands a variable whose
+// name says it holds a secret ($GITHUB_TOKEN, ${DB_PASSWORD:-x}).
+func secretVarRef(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if j < len(s) && s[j] == '{' {
+			j++
+			if j < len(s) && (s[j] == '!' || s[j] == '#') {
+				j++
+			}
+		}
+		k := j
+		for k < len(s) && (s[k] == '_' || 'A' <= s[k] && s[k] <= 'Z' || 'a' <= s[k] && s[k] <= 'z' || k > j && '0' <= s[k] && s[k] <= '9') {
+			k++
+		}
+		if k > j && secretName(s[j:k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretName reports an environment variable name that says it holds a
+// secret.
+func secretName(n string) bool {
+	u := strings.ToUpper(n)
+	for _, part := range []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE", "API_KEY", "APIKEY",
+		"ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL", "AUTH", "COOKIE", "SESSION_KEY", "_PAT", "SIGNING_KEY"} {
+		if strings.Contains(u, part) {
+			return true
+		}
+	}
+	return false
 }
 
 func isStdStream(p string) bool {

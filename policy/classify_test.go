@@ -127,3 +127,36 @@ func TestSecurityClassifyHiddenEffects(t *testing.T) {
 		t.Errorf("make verb %q", v)
 	}
 }
+
+func TestSecurityShowingTheEnvironmentReadsIt(t *testing.T) {
+	pl := Place{Dirs: []string{"/w"}, Home: "/home/u"}
+	for _, tc := range []struct {
+		argv []shellparse.Word
+		want bool
+	}{
+		{[]shellparse.Word{{Value: "env"}}, true},
+		{[]shellparse.Word{{Value: "env"}, {Value: "-0"}}, true},
+		{[]shellparse.Word{{Value: "printenv"}}, true},
+		{[]shellparse.Word{{Value: "printenv"}, {Value: "GITHUB_TOKEN"}}, true},
+		{[]shellparse.Word{{Value: "echo"}, {Value: "$AWS_SECRET_ACCESS_KEY", Dynamic: true}}, true},
+		{[]shellparse.Word{{Value: "echo"}, {Value: "x${db_password:-y}", Dynamic: true}}, true},
+		{[]shellparse.Word{{Value: "set"}}, true},
+		{[]shellparse.Word{{Value: "export"}, {Value: "-p"}}, true},
+		{[]shellparse.Word{{Value: "printenv"}, {Value: "PATH"}}, false},
+		{[]shellparse.Word{{Value: "echo"}, {Value: "$HOME", Dynamic: true}}, false},
+		{[]shellparse.Word{{Value: "export"}, {Value: "FOO=1"}}, false},
+		{[]shellparse.Word{{Value: "declare"}, {Value: "-x"}, {Value: "FOO=1"}}, false},
+		{[]shellparse.Word{{Value: "set"}, {Value: "-e"}}, false},
+	} {
+		cl := Classify(shellparse.Command{Argv: tc.argv}, pl)
+		got := false
+		for _, a := range cl.Accesses {
+			if a.Capability == FSRead && a.Target == EnvironmentTarget {
+				got = true
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%v: reads the environment = %v, want %v (%+v)", tc.argv, got, tc.want, cl.Accesses)
+		}
+	}
+}
