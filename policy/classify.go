@@ -499,6 +499,21 @@ const EnvironmentTarget = "/proc/self/environ"
 // "$AWS_SECRET_ACCESS_KEY"), in any of its words.
 func showsEnvironment(cmd shellparse.Command) bool {
 	name := cmd.Name()
+	switch name {
+	case "env", "printenv", "set", "export", "declare", "typeset":
+	default:
+		for _, w := range cmd.Argv {
+			if w.Dynamic && secretVarRef(w.Value) {
+				return true
+			}
+		}
+		for _, r := range cmd.Redirects {
+			if r.Target.Dynamic && secretVarRef(r.Target.Value) {
+				return true
+			}
+		}
+		return false
+	}
 	var operands []string
 	assigns := false
 	for _, w := range cmd.Argv[min(1, len(cmd.Argv)):] {

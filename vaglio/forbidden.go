@@ -25,11 +25,19 @@ func forbiddenHit(r pathRule, what, word string) Hit {
 // forbiddenRule returns the first rule a candidate breaks. reading says the
 // access only reads, which lets public keys under ~/.ssh through.
 func (c *checker) forbiddenRule(cd candidate, reading bool) (pathRule, bool) {
-	if hasUpper(cd.path) {
-		// ~/.SSH is ~/.ssh on a case-insensitive filesystem; every rule is
-		// written in lower case.
-		cd = newCandidate(strings.ToLower(cd.path), cd.glob, cd.openDir, cd.word)
+	if r, ok := c.forbiddenRuleExact(cd, reading); ok {
+		return r, true
 	}
+	// ~/.SSH is ~/.ssh on a case-insensitive filesystem; every rule is
+	// written in lower case.
+	if hasUpper(cd.path) && mayBeForbiddenFold(cd) {
+		return c.forbiddenRuleExact(newCandidate(strings.ToLower(cd.path), cd.glob, cd.openDir, cd.word), reading)
+	}
+	return pathRule{}, false
+}
+
+// forbiddenRuleExact is forbiddenRule, matching case as written.
+func (c *checker) forbiddenRuleExact(cd candidate, reading bool) (pathRule, bool) {
 	if !mayBeForbidden(cd) {
 		return pathRule{}, false
 	}
@@ -90,6 +98,29 @@ func mayBeForbidden(cd candidate) bool {
 		}
 		e, _, _ := strings.Cut(p[off:], "/")
 		if cd.glob || floatingHead(e) {
+			return true
+		}
+	}
+}
+
+// mayBeForbiddenFold is mayBeForbidden for a path that may be written in
+// another case: its first element, or an element after a slash that starts
+// with a dot, is a rule's head in any case.
+func mayBeForbiddenFold(cd candidate) bool {
+	first, _, _ := strings.Cut(cd.path[1:], "/")
+	for _, d := range []string{"etc", "root", "boot", "sys", "proc", "dev"} {
+		if strings.EqualFold(first, d) {
+			return true
+		}
+	}
+	for rest := cd.path; ; {
+		i := strings.Index(rest, "/.")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+		e, _, _ := strings.Cut(rest, "/")
+		if floatingHead(e) || hasUpper(e) && floatingHead(strings.ToLower(e)) {
 			return true
 		}
 	}
