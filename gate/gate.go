@@ -284,7 +284,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		return judged{deny(dec, "parse", "no command found"), nil}
 	}
 	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
-	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames}
+	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames}.Prepare()
 	threshold := g.cfg.Policy.JudgeThreshold
 	if g.cfg.Extra != nil && g.cfg.Extra.JudgeThreshold > threshold {
 		threshold = g.cfg.Extra.JudgeThreshold
@@ -294,6 +294,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	now := g.cfg.Now()
 
 	dec.Outcome = policy.Allow
+	dec.Commands = make([]CommandDecision, 0, len(script.Commands))
 	worst := -1
 	for _, cmd := range script.Commands {
 		cd := CommandDecision{Command: cmd, Text: cmd.String()}
@@ -353,7 +354,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 
 // guardHit checks a command against the guard from every directory the
 // script may be in when it runs.
-func (g *Gate) guardHit(guard vaglio.Guard, cmd shellparse.Command, pl policy.Place) (vaglio.Hit, bool) {
+func (g *Gate) guardHit(guard *vaglio.Prepared, cmd shellparse.Command, pl policy.Place) (vaglio.Hit, bool) {
 	for _, dir := range pl.Dirs {
 		if h, ok := guard.Check(cmd, dir); ok {
 			return h, true
