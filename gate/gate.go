@@ -207,6 +207,12 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 			dec.Reason = "approved once: one-shot ticket of approval " + tok + " spent"
 		}
 	}
+	if mode.SpendTicket && !mode.DryRun && dec.Outcome == policy.Allow && dec.Ticket == "" {
+		// A person's approval (a ticket) is not rate limited.
+		if err := g.rateLimit(ctx, req, &dec); err != nil {
+			return deny(dec, "state", err.Error()), err
+		}
+	}
 	if mode.SpendTicket && !mode.DryRun && dec.Outcome == policy.Allow {
 		if err := g.spendGrants(ctx, &dec); err != nil {
 			return deny(dec, "state", err.Error()), err
@@ -505,7 +511,7 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			continue
 		}
 		for _, a := range c.Policy.Accesses {
-			if s, err := policy.Lookup(a.Capability); err == nil && s.DefaultApproval == policy.ApprovalNone {
+			if s, err := policy.Lookup(a.Capability); err == nil && s.DefaultApproval == policy.ApprovalNone && c.DecidedBy != "rate-limit" {
 				continue
 			}
 			accesses = append(accesses, approvals.Access{Capability: a.Capability, Target: a.Target})
