@@ -109,7 +109,7 @@ func (r *Rule) matches(in *Input, cl *Classification) bool { return r.check(in, 
 func (r *Rule) check(in *Input, cl *Classification, why *string) bool {
 	if len(r.ArgvPrefix) > 0 && !argvHasPrefix(in.Command, r.ArgvPrefix) {
 		if why != nil {
-			*why = fmt.Sprintf("argv_prefix %v does not match %s", r.ArgvPrefix, in.Command.String())
+			*why = fmt.Sprintf("argv_prefix %v does not match %s", r.ArgvPrefix, strings.Join(in.Command.Strings(), " "))
 		}
 		return false
 	}
