@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +61,12 @@ type RunResult struct {
 // given stdio, passing its exit status through. run.started and
 // run.finished are recorded around it.
 func (g *Gate) Run(ctx context.Context, req Request, stdio Stdio, opts RunOptions) (RunResult, error) {
+	// The sandbox's path rules depend on the workspace and the policy,
+	// seldom on the decision: they are built while the decision is made,
+	// and used when the decision's sandbox turns out the same.
+	status := g.cfg.Probe()
+	early := g.prepareSandbox(req, opts, status)
+	defer early.close()
 	dec, err := g.Decide(ctx, req, Mode{SpendTicket: true})
 	if err != nil {
 		return RunResult{Decision: dec}, err
@@ -72,11 +79,15 @@ func (g *Gate) Run(ctx context.Context, req Request, stdio Stdio, opts RunOption
 		if err != nil {
 			return RunResult{Decision: dec}, err
 		}
+		// Rules prepared before a wait would describe the filesystem as it
+		// was then.
+		early.close()
+		early = nil
 	}
 	if dec.Outcome != policy.Allow {
 		return RunResult{Decision: dec}, nil
 	}
-	code, hint, err := g.exec(ctx, req, dec, stdio, opts)
+	code, hint, err := g.exec(ctx, req, dec, stdio, opts, status, early)
 	return RunResult{Decision: dec, Ran: err == nil || code >= 0, ExitCode: code, Hint: hint}, err
 }
 
@@ -123,9 +134,8 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 // code is -1 when the command could not be started. After a non-zero exit
 // it returns the sandbox's refusals of what the command named, as
 // RunResult.Hint.
-func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions) (int, string, error) {
-	status := g.cfg.Probe()
-	sb, err := g.sandboxSpec(req, dec, opts)
+func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions, status sandbox.Status, early *earlySandbox) (int, string, error) {
+	sb, pre, err := early.spec(g, req, dec, opts)
 	if err != nil {
 		if se := (*SandboxError)(nil); errors.As(err, &se) {
 			se.Status = status
@@ -157,7 +167,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	cmd.Env = os.Environ()
 
 	code := -1
-	applied, runErr := sandbox.StartOn(cmd, spec, status)
+	applied, runErr := sandbox.StartPrepared(cmd, spec, status, pre)
 	if runErr == nil {
 		done := make(chan struct{})
 		go func() {
@@ -220,6 +230,59 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		return 127, "", &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
 	}
 	return code, hintLines(refused), nil
+}
+
+// earlySandbox is the sandbox of a request worked out while its decision
+// is made: the spec for the policy's sandbox without any rule's override,
+// and its path rules, prepared in the background. Most decisions leave
+// the sandbox as it is; the run then starts with both ready.
+type earlySandbox struct {
+	done chan struct{}
+	ws   string     // the workspace assumed
+	base runSandbox // requestSandbox of no command: what the guess assumed
+	sb   runSandbox
+	err  error
+	pre  *sandbox.Prepared
+}
+
+// prepareSandbox starts working out the request's sandbox in the
+// background.
+func (g *Gate) prepareSandbox(req Request, opts RunOptions, status sandbox.Status) *earlySandbox {
+	e := &earlySandbox{done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		e.ws, e.base = Workspace(req.Cwd), g.requestSandbox(Decision{})
+		e.sb, e.err = g.sandboxSpec(req, Decision{Workspace: e.ws}, opts)
+		if e.err == nil {
+			e.pre = sandbox.Prepare(e.sb.spec, status)
+		}
+	}()
+	return e
+}
+
+// spec returns the sandbox of the decided request and the rules prepared
+// for it: the early ones when the decision's sandbox is the one assumed,
+// else a spec worked out anew (with no prepared rules).
+func (e *earlySandbox) spec(g *Gate, req Request, dec Decision, opts RunOptions) (runSandbox, *sandbox.Prepared, error) {
+	if e != nil {
+		<-e.done
+		if e.err == nil && dec.Workspace == e.ws && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
+			return e.sb, e.pre, nil
+		}
+	}
+	sb, err := g.sandboxSpec(req, dec, opts)
+	return sb, nil, err
+}
+
+// close discards the prepared rules that were not used.
+func (e *earlySandbox) close() {
+	if e == nil {
+		return
+	}
+	go func() {
+		<-e.done
+		e.pre.Close()
+	}()
 }
 
 // hintLines keeps a hint to two lines; the audit event lists every

@@ -423,6 +423,25 @@ func BenchmarkSandboxStart(b *testing.B) {
 			return err
 		})
 	})
+	// As a run starts it: with the path rules prepared while the decision
+	// was made (that work is off the clock here, as it is off the run's
+	// critical path).
+	st := sandbox.Probe()
+	b.Run("prepared", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			pre := sandbox.Prepare(sb.spec, st)
+			pre.Wait()
+			cmd := exec.Command("/bin/true")
+			b.StartTimer()
+			if _, err := sandbox.StartPrepared(cmd, sb.spec, st, pre); err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	req := f.req("/bin/true")
 	dec, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
 	if err != nil {
@@ -643,5 +662,22 @@ sys.exit(99)`
 		if got := f.lastFinished(t); got != strconv.Itoa(int(sig)) {
 			t.Errorf("%v: run.finished exit_status %s", sig, got)
 		}
+	}
+}
+
+// TestSecurityRunSandboxFollowsTheDecision: the sandbox prepared while the
+// decision is made assumes no rule changes it; a rule's override that
+// does is honoured, and one run's override never reaches another run.
+func TestSecurityRunSandboxFollowsTheDecision(t *testing.T) {
+	requireLandlock(t, 1)
+	f := newSandboxFixture(t, "rules:\n  - {name: touch out, action: allow, priority: 10, command: {argv_prefix: [touch, $OUT/ok]}, sandbox: {write: [$OUT]}}"+sandboxRules, "")
+	if res, stderr := f.run(t, "touch", "$OUT/ok"); res.ExitCode != 0 || !fileExists(filepath.Join(f.out, "ok")) {
+		t.Fatalf("the rule's write path was not granted: exit %d: %s", res.ExitCode, stderr)
+	}
+	if res, _ := f.run(t, "touch", "$OUT/other"); res.ExitCode == 0 || fileExists(filepath.Join(f.out, "other")) {
+		t.Fatal("a run without the override could write the override's path")
+	}
+	if res, _ := f.run(t, "touch", "$OUT/ok"); res.ExitCode != 0 {
+		t.Fatal("the override was lost on a later run")
 	}
 }

@@ -95,13 +95,23 @@ func handledFor(st Status, s Spec) (h handled, notes []string) {
 // start is Start on a kernel described by st. Tests pass an older ABI than
 // the running kernel's to check the downgrades.
 func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
+	return startWith(cmd, spec, st, nil)
+}
+
+// startWith is start, taking the filesystem rules from pre when pre was
+// made for the same filesystem grants and TCP handling (see Prepare).
+func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, error) {
 	arch, ok := archFor(runtime.GOARCH)
 	if !ok {
 		st.Seccomp = false
 	}
 	a := Applied{ABI: st.ABI}
-	p, err := buildPlan(spec)
-	if err != nil {
+	built := pre.take(spec, st)
+	var p plan
+	var err error
+	if built != nil {
+		p = built.plan
+	} else if p, err = buildPlan(spec); err != nil {
 		return a, err
 	}
 	a.Skipped, a.Notes = p.skipped, p.notes
@@ -134,8 +144,16 @@ func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 		}
 		a.Notes = append(a.Notes, why+": UDP, MPTCP and other sockets, io_uring and TIOCSTI are not restricted")
 	}
-	fd, err := buildRuleset(h, p, spec, &a)
-	if err != nil {
+	var fd int
+	if built != nil {
+		fd = built.fd
+		a.Skipped = append(a.Skipped, built.applied.Skipped...)
+		a.Notes = append(a.Notes, built.applied.Notes...)
+		if err := addPorts(fd, h, spec); err != nil {
+			unix.Close(fd)
+			return a, fmt.Errorf("build the Landlock ruleset: %w", err)
+		}
+	} else if fd, err = buildRuleset(h, p, spec, &a); err != nil {
 		return a, fmt.Errorf("build the Landlock ruleset: %w", err)
 	}
 	defer unix.Close(fd)
@@ -272,6 +290,19 @@ func dropCapabilities() (bool, error) {
 // since the plan are added to a.Skipped; paths that could not be opened
 // safely are left out and noted.
 func buildRuleset(h handled, p plan, s Spec, a *Applied) (int, error) {
+	fd, err := buildPathRules(h, p, a)
+	if err != nil {
+		return -1, err
+	}
+	if err := addPorts(fd, h, s); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// buildPathRules creates the ruleset with the plan's path rules.
+func buildPathRules(h handled, p plan, a *Applied) (int, error) {
 	attr := ll.RulesetAttr{HandledAccessFS: h.fs, HandledAccessNet: h.net, Scoped: h.scoped}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
@@ -283,6 +314,11 @@ func buildRuleset(h handled, p plan, s Spec, a *Applied) (int, error) {
 			return -1, err
 		}
 	}
+	return fd, nil
+}
+
+// addPorts adds the spec's TCP port rules to the ruleset.
+func addPorts(fd int, h handled, s Spec) error {
 	if s.Network {
 		ports := []struct {
 			access uint64
@@ -294,13 +330,12 @@ func buildRuleset(h handled, p plan, s Spec, a *Applied) (int, error) {
 			}
 			for _, port := range pl.list {
 				if err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: pl.access, Port: uint64(port)}, 0); err != nil {
-					unix.Close(fd)
-					return -1, fmt.Errorf("grant TCP port %d: %w", port, err)
+					return fmt.Errorf("grant TCP port %d: %w", port, err)
 				}
 			}
 		}
 	}
-	return fd, nil
+	return nil
 }
 
 // addPath adds one path-beneath rule, masking the rights a file that is
