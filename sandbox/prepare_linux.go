@@ -2,127 +2,123 @@ package sandbox
 
 import (
 	"os/exec"
-	"slices"
+	"reflect"
 	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// Prepared holds the filesystem rules of a ruleset built in the background
-// (see Prepare). Its methods are for one goroutine.
+// Prepared is a thread confined ahead for one spec, waiting to start a
+// command (see Prepare). Its methods are for one goroutine.
 type Prepared struct {
 	spec Spec
-	h    handled
+	st   Status
+	// done is closed when the background work has ended; c and ok are set
+	// before, ok when a thread is confined and waiting on jobs.
 	done chan struct{}
-	res  *prebuilt // set before done is closed
-	// mu guards closed and taken against the end of the background build:
-	// rules discarded before they are ready are closed by the build.
-	mu     sync.Mutex
-	closed bool
-	taken  bool
+	c    confinementOf
+	r    confined
+	ok   bool
+	jobs chan *exec.Cmd // nil ends the thread
+	// started receives cmd.Start's error from the thread.
+	started chan error
+	mu      sync.Mutex
+	used    bool
 }
 
-// prebuilt is what the background build produced.
-type prebuilt struct {
-	plan    plan
-	fd      int
-	applied Applied // Skipped and Notes of the path rules
-}
-
-// Prepare starts building, in a background goroutine, the filesystem rules
-// of the ruleset for spec on a kernel with status st: the plan and one
-// rule per granted path, which is most of what starting a confined
-// command costs (an /etc carved around its secrets is over a hundred
-// rules). A caller that prepares as soon as it knows the workspace, and
-// decides meanwhile whether to run anything, starts the command that much
-// sooner. StartPrepared uses the rules when the spec it is given grants
-// the same paths and handles TCP the same way, and builds anew otherwise;
-// Close discards them. Nothing is restricted by preparing.
+// Prepare starts confining, in the background, an OS thread for spec on a
+// kernel with status st: the plan, one Landlock rule per granted path
+// (an /etc carved around its secrets is over a hundred), the seccomp
+// filter, and the thread's restriction, which is nearly all a confined
+// start costs. A caller that prepares as soon as it can guess the spec,
+// and decides meanwhile whether to run anything, starts the command that
+// much sooner. StartPrepared starts the command on that thread when it is
+// given the very spec and status Prepare was; otherwise, and after Close,
+// the thread ends unused. Nothing but that thread is restricted.
 func Prepare(spec Spec, st Status) *Prepared {
-	p := &Prepared{spec: spec, done: make(chan struct{})}
-	if st.ABI < 1 {
-		close(p.done)
-		return p
-	}
-	p.h, _ = handledFor(st, spec)
+	p := &Prepared{spec: spec, st: st, done: make(chan struct{}),
+		jobs: make(chan *exec.Cmd, 1), started: make(chan error, 1)}
 	go func() {
-		defer close(p.done)
-		pl, err := buildPlan(spec)
-		if err != nil {
-			return // StartPrepared builds anew and reports it
-		}
-		var a Applied
-		fd, err := buildPathRules(p.h, pl, &a)
-		if err != nil {
+		c, err := confinement(spec, st)
+		if err != nil || c.unconfined {
+			// StartPrepared starts anew and reports it.
+			close(p.done)
 			return
 		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if p.closed {
-			unix.Close(fd)
-			return
-		}
-		p.res = &prebuilt{plan: pl, fd: fd, applied: a}
+		onDisposableThread(func() {
+			p.c = c
+			p.r.dropped, p.r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter)
+			unix.Close(c.fd)
+			p.ok = p.r.err == nil
+			close(p.done)
+			if !p.ok {
+				return
+			}
+			if cmd := <-p.jobs; cmd != nil {
+				p.started <- cmd.Start()
+			}
+		})
 	}()
 	return p
 }
 
-// StartPrepared is StartOn, with the filesystem rules of pre when they fit
-// spec (pre may be nil). pre is used up either way.
+// StartPrepared is StartOn, on the thread pre confined when pre was made
+// for spec and st (pre may be nil). pre is used up either way.
 func StartPrepared(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, error) {
 	return startWith(cmd, spec, st, pre)
 }
 
-// take returns the prebuilt rules when they fit spec on st, once; the
-// caller then owns the ruleset descriptor. Rules that do not fit are
-// discarded.
-func (p *Prepared) take(spec Spec, st Status) *prebuilt {
+// start starts cmd on the prepared thread, when there is one for spec and
+// st; ok is false when the caller must start cmd itself. The prepared
+// thread is used up either way.
+func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status) (a Applied, ok bool, err error) {
 	if p == nil {
-		return nil
+		return Applied{}, false, nil
 	}
 	<-p.done
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.taken || p.closed || p.res == nil {
-		return nil
+	used := p.used
+	p.used = true
+	p.mu.Unlock()
+	if used || !p.ok {
+		return Applied{}, false, nil
 	}
-	p.taken = true
-	h, _ := handledFor(st, spec)
-	if h != p.h || !sameGrants(spec, p.spec) {
-		unix.Close(p.res.fd)
-		return nil
+	if !reflect.DeepEqual(spec, p.spec) || !reflect.DeepEqual(st, p.st) {
+		p.jobs <- nil
+		return Applied{}, false, nil
 	}
-	return p.res
+	closeNull, err := nullStdio(cmd)
+	if err != nil {
+		p.jobs <- nil
+		return p.c.a, true, err
+	}
+	defer closeNull()
+	p.jobs <- cmd
+	if err := <-p.started; err != nil {
+		return p.c.a, true, err
+	}
+	return p.c.applied(p.r.dropped), true, nil
 }
 
-// Wait blocks until the background build has ended.
+// Wait blocks until the background work has ended.
 func (p *Prepared) Wait() {
 	if p != nil {
 		<-p.done
 	}
 }
 
-// Close discards the prepared rules unless StartPrepared used them. It
-// does not wait for the background build, which discards them when it
-// ends.
+// Close ends the prepared thread unless StartPrepared used it. It does not
+// wait for the background work.
 func (p *Prepared) Close() {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return
+	used := p.used
+	p.used = true
+	p.mu.Unlock()
+	if !used {
+		// The thread, once confined, takes this and ends.
+		p.jobs <- nil
 	}
-	p.closed = true
-	if !p.taken && p.res != nil {
-		unix.Close(p.res.fd)
-	}
-}
-
-// sameGrants reports whether two specs grant the same paths.
-func sameGrants(a, b Spec) bool {
-	return slices.Equal(a.ReadExec, b.ReadExec) && slices.Equal(a.ReadOnly, b.ReadOnly) &&
-		slices.Equal(a.ReadWrite, b.ReadWrite) && slices.Equal(a.Devices, b.Devices) &&
-		slices.Equal(a.Terminals, b.Terminals) && slices.Equal(a.Deny, b.Deny)
 }

@@ -98,97 +98,133 @@ func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 	return startWith(cmd, spec, st, nil)
 }
 
-// startWith is start, taking the filesystem rules from pre when pre was
-// made for the same filesystem grants and TCP handling (see Prepare).
+// startWith is start, on the thread pre confined ahead when pre was made
+// for this very spec and kernel (see Prepare).
 func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, error) {
+	if a, ok, err := pre.start(cmd, spec, st); ok {
+		return a, err
+	}
+	c, err := confinement(spec, st)
+	if err != nil || c.unconfined {
+		if err == nil {
+			err = cmd.Start()
+		}
+		return c.a, err
+	}
+	defer unix.Close(c.fd)
+	closeNull, err := nullStdio(cmd)
+	if err != nil {
+		return c.a, err
+	}
+	defer closeNull()
+	var r confined
+	onDisposableThread(func() {
+		if r.dropped, r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter); r.err == nil {
+			r.err = cmd.Start()
+		}
+	})
+	if r.err != nil {
+		return c.a, r.err
+	}
+	return c.applied(r.dropped), nil
+}
+
+// confined is what confining a thread did.
+type confined struct {
+	dropped bool
+	err     error
+}
+
+// confinementOf is everything a confined start needs but the thread: the
+// ruleset descriptor, the seccomp filter and what they enforce.
+type confinementOf struct {
+	a           Applied
+	fd          int
+	filter      []unix.SockFilter
+	h           handled
+	tcpByFilter bool
+	// unconfined: the kernel has no Landlock and the spec does not
+	// require it; the command starts as it is.
+	unconfined bool
+}
+
+// applied is what the confinement enforces once a thread is confined.
+func (c confinementOf) applied(dropped bool) Applied {
+	a := c.a
+	a.Enforced, a.FS, a.Seccomp = true, true, c.filter != nil
+	a.Net, a.Scoped, a.DroppedCaps = c.h.net != 0 || c.tcpByFilter, c.h.scoped != 0, dropped
+	return a
+}
+
+// confinement builds the plan, the ruleset and the filter for spec on st.
+// The caller closes fd unless unconfined or an error is returned.
+func confinement(spec Spec, st Status) (confinementOf, error) {
 	arch, ok := archFor(runtime.GOARCH)
 	if !ok {
 		st.Seccomp = false
 	}
-	a := Applied{ABI: st.ABI}
-	built := pre.take(spec, st)
-	var p plan
-	var err error
-	if built != nil {
-		p = built.plan
-	} else if p, err = buildPlan(spec); err != nil {
-		return a, err
+	c := confinementOf{a: Applied{ABI: st.ABI}, fd: -1}
+	p, err := buildPlan(spec)
+	if err != nil {
+		return c, err
 	}
-	a.Skipped, a.Notes = p.skipped, p.notes
+	c.a.Skipped, c.a.Notes = p.skipped, p.notes
 	if st.ABI < 1 {
 		if spec.Required {
-			return a, fmt.Errorf("%w: %s", ErrUnenforceable, st.Note())
+			return c, fmt.Errorf("%w: %s", ErrUnenforceable, st.Note())
 		}
-		a.Notes = append(a.Notes, "no Landlock on this kernel: the command runs unconfined")
-		return a, cmd.Start()
+		c.a.Notes = append(c.a.Notes, "no Landlock on this kernel: the command runs unconfined")
+		c.unconfined = true
+		return c, nil
 	}
 	// Without network, the seccomp filter refuses TCP sockets whatever
 	// the Landlock ABI; port rules need Landlock's.
-	tcpByFilter := st.filtered() && !spec.Network
-	if (spec.Required || spec.RequireTCP) && spec.restrictsTCP() && st.ABI < 4 && !tcpByFilter {
-		return a, fmt.Errorf("%w: TCP rules need Landlock ABI 4, the kernel has %d", ErrUnenforceable, st.ABI)
+	c.tcpByFilter = st.filtered() && !spec.Network
+	if (spec.Required || spec.RequireTCP) && spec.restrictsTCP() && st.ABI < 4 && !c.tcpByFilter {
+		return c, fmt.Errorf("%w: TCP rules need Landlock ABI 4, the kernel has %d", ErrUnenforceable, st.ABI)
 	}
-	h, notes := handledFor(st, spec)
-	a.Notes = append(a.Notes, notes...)
-	var filter []unix.SockFilter
+	var notes []string
+	c.h, notes = handledFor(st, spec)
+	c.a.Notes = append(c.a.Notes, notes...)
 	if st.filtered() {
 		pol := policyFor(spec)
-		if filter, err = seccompProgram(arch, pol); err != nil {
-			return a, err
+		if c.filter, err = seccompProgram(arch, pol); err != nil {
+			return c, err
 		}
-		a.Notes = append(a.Notes, pol.describe())
+		c.a.Notes = append(c.a.Notes, pol.describe())
 	} else {
 		why := st.SeccompErr
 		if why == "" {
 			why = "no seccomp filter"
 		}
-		a.Notes = append(a.Notes, why+": UDP, MPTCP and other sockets, io_uring and TIOCSTI are not restricted")
+		c.a.Notes = append(c.a.Notes, why+": UDP, MPTCP and other sockets, io_uring and TIOCSTI are not restricted")
 	}
-	var fd int
-	if built != nil {
-		fd = built.fd
-		a.Skipped = append(a.Skipped, built.applied.Skipped...)
-		a.Notes = append(a.Notes, built.applied.Notes...)
-		if err := addPorts(fd, h, spec); err != nil {
-			unix.Close(fd)
-			return a, fmt.Errorf("build the Landlock ruleset: %w", err)
-		}
-	} else if fd, err = buildRuleset(h, p, spec, &a); err != nil {
-		return a, fmt.Errorf("build the Landlock ruleset: %w", err)
+	if c.fd, err = buildRuleset(c.h, p, spec, &c.a); err != nil {
+		return c, fmt.Errorf("build the Landlock ruleset: %w", err)
 	}
-	defer unix.Close(fd)
+	return c, nil
+}
 
-	if cmd.Stdin == nil || cmd.Stdout == nil || cmd.Stderr == nil {
-		null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-		if err != nil {
-			return a, err
-		}
-		defer null.Close()
-		if cmd.Stdin == nil {
-			cmd.Stdin = null
-		}
-		if cmd.Stdout == nil {
-			cmd.Stdout = null
-		}
-		if cmd.Stderr == nil {
-			cmd.Stderr = null
-		}
+// nullStdio connects the standard streams left nil to /dev/null, opened
+// before any restriction; the returned function closes it.
+func nullStdio(cmd *exec.Cmd) (func(), error) {
+	if cmd.Stdin != nil && cmd.Stdout != nil && cmd.Stderr != nil {
+		return func() {}, nil
 	}
-
-	type result struct {
-		dropped bool
-		err     error
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
 	}
-	var r result
-	onDisposableThread(func() {
-		r.dropped, r.err = confine(fd, !spec.KeepCapabilities, filter, cmd)
-	})
-	if r.err != nil {
-		return a, r.err
+	if cmd.Stdin == nil {
+		cmd.Stdin = null
 	}
-	a.Enforced, a.FS, a.Seccomp = true, true, filter != nil
-	a.Net, a.Scoped, a.DroppedCaps = h.net != 0 || tcpByFilter, h.scoped != 0, r.dropped
-	return a, nil
+	if cmd.Stdout == nil {
+		cmd.Stdout = null
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = null
+	}
+	return func() { null.Close() }, nil
 }
 
 // onDisposableThread runs f on an OS thread that ends when f returns, and
@@ -214,10 +250,10 @@ func onDisposableThread(f func()) {
 	<-done
 }
 
-// confine restricts the calling OS thread with the Landlock ruleset and,
-// unless filter is nil, the seccomp filter, and starts cmd from it. It must
-// run on a locked thread that is never unlocked.
-func confine(rulesetFD int, dropCaps bool, filter []unix.SockFilter, cmd *exec.Cmd) (dropped bool, err error) {
+// confineThread restricts the calling OS thread with the Landlock ruleset
+// and, unless filter is nil, the seccomp filter. It must run on a locked
+// thread that is never unlocked; what that thread starts inherits it all.
+func confineThread(rulesetFD int, dropCaps bool, filter []unix.SockFilter) (dropped bool, err error) {
 	if dropCaps {
 		if dropped, err = dropCapabilities(); err != nil {
 			return false, err
@@ -234,7 +270,7 @@ func confine(rulesetFD int, dropCaps bool, filter []unix.SockFilter, cmd *exec.C
 			return false, err
 		}
 	}
-	return dropped, cmd.Start()
+	return dropped, nil
 }
 
 // keptCapabilities are the capabilities a command started by root keeps:
