@@ -51,7 +51,17 @@ func handledFS(abi int) uint64 {
 type rule struct {
 	path   string // absolute, cleaned, free of symbolic links
 	access uint64
+	// kind is what the plan saw at path when it listed its directory:
+	// kindDir, kindFile, or kindUnknown (then the rule's file is looked
+	// at when it is opened).
+	kind uint8
 }
+
+const (
+	kindUnknown uint8 = iota
+	kindDir
+	kindFile
+)
 
 // plan is the filesystem part of a ruleset, before the kernel sees it.
 type plan struct {
@@ -147,7 +157,7 @@ func (p *plan) carve(dir string, access uint64, deny []string) {
 		return
 	}
 	if access&ll.AccessFSReadDir != 0 {
-		p.rules = append(p.rules, rule{path: dir, access: ll.AccessFSReadDir})
+		p.rules = append(p.rules, rule{path: dir, access: ll.AccessFSReadDir, kind: kindDir})
 	}
 	for _, e := range entries {
 		child := filepath.Join(dir, e.Name())
@@ -163,7 +173,11 @@ func (p *plan) carve(dir string, access uint64, deny []string) {
 			}
 			continue
 		}
-		p.rules = append(p.rules, rule{path: child, access: access})
+		kind := kindFile
+		if e.IsDir() {
+			kind = kindDir
+		}
+		p.rules = append(p.rules, rule{path: child, access: access, kind: kind})
 	}
 }
 

@@ -337,15 +337,29 @@ func buildRuleset(h handled, p plan, s Spec, a *Applied) (int, error) {
 	return fd, nil
 }
 
-// buildPathRules creates the ruleset with the plan's path rules.
+// buildPathRules creates the ruleset with the plan's path rules. The
+// descriptors opened for the rules are closed in the background: the
+// ruleset holds what it needs of them.
 func buildPathRules(h handled, p plan, a *Applied) (int, error) {
 	attr := ll.RulesetAttr{HandledAccessFS: h.fs, HandledAccessNet: h.net, Scoped: h.scoped}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
 		return -1, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
+	opened := make([]int, 0, len(p.rules))
+	defer func() {
+		go func() {
+			for _, o := range opened {
+				unix.Close(o)
+			}
+		}()
+	}()
 	for _, r := range p.rules {
-		if err := addPath(fd, r, h.fs, a); err != nil {
+		o, err := addPath(fd, r, h.fs, a)
+		if o >= 0 {
+			opened = append(opened, o)
+		}
+		if err != nil {
 			unix.Close(fd)
 			return -1, err
 		}
@@ -375,36 +389,57 @@ func addPorts(fd int, h handled, s Spec) error {
 }
 
 // addPath adds one path-beneath rule, masking the rights a file that is
-// not a directory cannot carry.
-func addPath(rulesetFD int, r rule, handledFS uint64, a *Applied) error {
+// not a directory cannot carry. It returns the descriptor it opened for
+// the rule (-1 when none), for the caller to close.
+func addPath(rulesetFD int, r rule, handledFS uint64, a *Applied) (int, error) {
 	fd, err := openPath(r.path)
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		a.Skipped = append(a.Skipped, r.path)
-		return nil
+		return -1, nil
 	case errors.Is(err, unix.ELOOP):
 		a.Notes = append(a.Notes, fmt.Sprintf("%s not granted: a symbolic link appeared in it", r.path))
-		return nil
+		return -1, nil
 	case err != nil:
 		a.Notes = append(a.Notes, fmt.Sprintf("%s not granted: %v", r.path, err))
-		return nil
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("stat %s: %w", r.path, err)
+		return -1, nil
 	}
 	access := r.access & handledFS
+	if r.kind == kindFile {
+		access &= accessFile
+	}
+	if r.kind == kindUnknown {
+		if access, err = accessFor(fd, r.path, access); err != nil {
+			return fd, err
+		}
+	}
+	if access == 0 {
+		return fd, nil
+	}
+	err = ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0)
+	if errors.Is(err, unix.EINVAL) && r.kind == kindDir {
+		// No longer a directory since the plan listed it: look.
+		if access, err = accessFor(fd, r.path, access); err != nil || access == 0 {
+			return fd, err
+		}
+		err = ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0)
+	}
+	if err != nil {
+		return fd, fmt.Errorf("grant %s: landlock_add_rule: %w", r.path, err)
+	}
+	return fd, nil
+}
+
+// accessFor masks access to what the file open at fd can carry.
+func accessFor(fd int, path string, access uint64) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return 0, fmt.Errorf("stat %s: %w", path, err)
+	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		access &= accessFile
 	}
-	if access == 0 {
-		return nil
-	}
-	if err := ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0); err != nil {
-		return fmt.Errorf("grant %s: landlock_add_rule: %w", r.path, err)
-	}
-	return nil
+	return access, nil
 }
 
 // openPath opens p with O_PATH without following any symbolic link, so a
