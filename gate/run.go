@@ -573,7 +573,7 @@ func argNeeds(c shellparse.Command, abs func(string) string) []sandbox.Need {
 		return nil
 	}
 	name, args := c.Name(), c.Argv[1:]
-	var needs []sandbox.Need
+	needs := bindNeeds(name, args)
 	sshPort := uint16(22)
 	for i, w := range args {
 		if w.Dynamic {
@@ -589,10 +589,13 @@ func argNeeds(c shellparse.Command, abs func(string) string) []sandbox.Need {
 		}
 		if strings.HasPrefix(v, "-") {
 			k, val, ok := strings.Cut(v, "=")
-			if !ok || !strings.HasPrefix(k, "--") {
+			if !ok || !strings.HasPrefix(k, "--") || listenOption(k) {
 				continue
 			}
 			v = val
+		}
+		if i > 0 && !args[i-1].Dynamic && listenOption(args[i-1].Value) {
+			continue // a port to listen on (bindNeeds)
 		}
 		if n, ok := urlNeed(v); ok {
 			needs = append(needs, n)
@@ -625,6 +628,70 @@ func argNeeds(c shellparse.Command, abs func(string) string) []sandbox.Need {
 			p := abs(v)
 			_, err := os.Lstat(p)
 			needs = append(needs, sandbox.Need{Path: p, Write: err != nil})
+		}
+	}
+	return needs
+}
+
+// listenOption reports a long option whose value is a port (or
+// host:port) to listen on.
+func listenOption(o string) bool {
+	switch o {
+	case "--port", "--listen", "--bind", "--http-port", "--listen-port", "--server-port":
+		return true
+	}
+	return false
+}
+
+// bindNeeds reads the TCP ports a command says it listens on: the value of
+// --port, --listen, --bind and the like, python -m http.server's port (8000
+// by default), php -S's address, and nc -l's port.
+func bindNeeds(name string, args []shellparse.Word) []sandbox.Need {
+	var needs []sandbox.Need
+	add := func(v string) {
+		if _, p, ok := hostPort(v); ok {
+			needs = append(needs, sandbox.Need{Port: p, Bind: true})
+		} else if p, ok := tcpPort(v); ok && p != 0 {
+			needs = append(needs, sandbox.Need{Port: p, Bind: true})
+		}
+	}
+	listening := false
+	for i, w := range args {
+		if w.Dynamic {
+			continue
+		}
+		v := w.Value
+		if k, val, ok := strings.Cut(v, "="); ok && listenOption(k) {
+			add(val)
+			continue
+		}
+		next := ""
+		if i+1 < len(args) && !args[i+1].Dynamic {
+			next = args[i+1].Value
+		}
+		switch {
+		case listenOption(v):
+			add(next)
+		case (name == "php" || strings.HasPrefix(name, "php")) && v == "-S":
+			add(next)
+		case strings.HasPrefix(name, "python") && v == "-m" && next == "http.server":
+			port := "8000"
+			for _, a := range args[i+2:] {
+				if !a.Dynamic && !strings.HasPrefix(a.Value, "-") {
+					port = a.Value
+					break
+				}
+			}
+			add(port)
+		case (name == "nc" || name == "ncat" || name == "netcat") && strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "l"):
+			listening = true
+			if strings.HasSuffix(v, "p") {
+				add(next)
+			}
+		case listening && (v == "-p"):
+			add(next)
+		case listening && !strings.HasPrefix(v, "-"):
+			add(v)
 		}
 	}
 	return needs

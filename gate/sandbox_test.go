@@ -265,6 +265,14 @@ func TestNamedNeeds(t *testing.T) {
 		{argv: []string{"nc", "-z", "localhost", "8080"}, want: []sandbox.Need{{Host: "localhost", Port: 8080}}},
 		{argv: []string{"redis-cli", "-h", "db.internal:6379", "[::1]:5432"}, want: []sandbox.Need{{Host: "db.internal", Port: 6379}, {Host: "::1", Port: 5432}}},
 		{argv: []string{"echo", "12:30", "a:b", "-o/x/y"}, never: []sandbox.Need{{Host: "12", Port: 30}, {Path: "/x/y", Write: true}}},
+		{argv: []string{"python3", "-m", "http.server"}, want: []sandbox.Need{{Port: 8000, Bind: true}}},
+		{argv: []string{"python3", "-m", "http.server", "9000"}, want: []sandbox.Need{{Port: 9000, Bind: true}}},
+		{argv: []string{"php", "-S", "localhost:8080"}, want: []sandbox.Need{{Port: 8080, Bind: true}}},
+		{argv: []string{"nc", "-lp", "4444"}, want: []sandbox.Need{{Port: 4444, Bind: true}}},
+		{argv: []string{"nc", "-l", "4445"}, want: []sandbox.Need{{Port: 4445, Bind: true}}},
+		{argv: []string{"hugo", "server", "--port", "1313"}, want: []sandbox.Need{{Port: 1313, Bind: true}}},
+		{argv: []string{"app", "--bind=127.0.0.1:5000"}, want: []sandbox.Need{{Port: 5000, Bind: true}},
+			never: []sandbox.Need{{Host: "127.0.0.1", Port: 5000}}},
 	}
 	for _, tt := range tests {
 		req := f.req(tt.argv...)

@@ -19,9 +19,9 @@ func Probe() Status {
 	v, err := llsys.LandlockGetABIVersion()
 	if err != nil {
 		s.Err = err.Error()
-		return s
+		return s.WithABI(0)
 	}
-	s.ABI, s.Enforced = v, v >= 1
+	s = s.WithABI(v)
 	if e, err := llsys.LandlockGetErrata(); err == nil {
 		s.Errata = e
 	}

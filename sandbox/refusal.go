@@ -20,9 +20,10 @@ type Need struct {
 	Path  string
 	Write bool
 	// Host and Port name a TCP connection when Path is empty; Host is only
-	// shown.
+	// shown. With Bind, Port is one the command listens on.
 	Host string
 	Port uint16
+	Bind bool
 }
 
 // Refusals says which of the needs a command named the sandbox refuses:
@@ -50,6 +51,8 @@ func Refusals(s Spec, applied Applied, home string, needs []Need) []string {
 		switch {
 		case n.Path != "" && applied.FS:
 			line = r.path(n)
+		case n.Path == "" && n.Port != 0 && n.Bind && applied.Net:
+			line = r.bind(n)
 		case n.Path == "" && n.Port != 0 && applied.Net:
 			line = r.port(n)
 		}
@@ -202,6 +205,26 @@ func (r *refusals) port(n Need) string {
 		list[i] = strconv.Itoa(int(p))
 	}
 	return fmt.Sprintf("the sandbox does not let commands connect to %s: port %d is not among its TCP ports; to allow it, add to the policy: sandbox: {ports: [%s]}", what, n.Port, strings.Join(list, ", "))
+}
+
+// bind says why the sandbox refuses to let the command listen on a TCP
+// port, and which bind list grants it.
+func (r *refusals) bind(n Need) string {
+	s := r.spec
+	what := "listen on TCP port " + strconv.Itoa(int(n.Port))
+	if !s.Network {
+		return fmt.Sprintf("the sandbox does not let commands %s: it gives them no network; to allow it, add to the policy: sandbox: {network: true, bind: [%d]}", what, n.Port)
+	}
+	if slices.Contains(s.BindPorts, n.Port) {
+		return ""
+	}
+	ports := append(slices.Clone(s.BindPorts), n.Port)
+	slices.Sort(ports)
+	list := make([]string, len(ports))
+	for i, p := range ports {
+		list[i] = strconv.Itoa(int(p))
+	}
+	return fmt.Sprintf("the sandbox does not let commands %s: it is not in its bind list; to allow it, add to the policy: sandbox: {bind: [%s]}", what, strings.Join(list, ", "))
 }
 
 // allows reports whether a rule of the plan grants access beneath real.

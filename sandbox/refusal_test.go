@@ -52,6 +52,7 @@ func TestRefusals(t *testing.T) {
 		{"a granted port", Need{Host: "example.com", Port: 443}, ""},
 		{"another port", Need{Host: "example.com", Port: 8443}, "connect to example.com:8443: port 8443 is not among its TCP ports; to allow it, add to the policy: sandbox: {ports: [443, 8443]}"},
 		{"an IPv6 address", Need{Host: "::1", Port: 22}, "connect to [::1]:22"},
+		{"a port to listen on", Need{Port: 8000, Bind: true}, "listen on TCP port 8000: it is not in its bind list; to allow it, add to the policy: sandbox: {bind: [8000]}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +67,20 @@ func TestRefusals(t *testing.T) {
 				t.Fatalf("got %q, want one line containing %q", got, tt.want)
 			}
 		})
+	}
+
+	s2 := s
+	s2.Network, s2.BindPorts = false, nil
+	if got := Refusals(s2, enforced, home, []Need{{Port: 8000, Bind: true}}); len(got) != 1 ||
+		!strings.Contains(got[0], "listen on TCP port 8000: it gives them no network; to allow it, add to the policy: sandbox: {network: true, bind: [8000]}") {
+		t.Errorf("bind without network: %q", got)
+	}
+	s2.Network, s2.BindPorts = true, []uint16{0, 9000}
+	if got := Refusals(s2, enforced, home, []Need{{Port: 9000, Bind: true}}); len(got) != 0 {
+		t.Errorf("a listed bind port refused: %q", got)
+	}
+	if got := Refusals(s2, enforced, home, []Need{{Port: 8000, Bind: true}}); len(got) != 1 || !strings.Contains(got[0], "sandbox: {bind: [0, 8000, 9000]}") {
+		t.Errorf("an unlisted bind port: %q", got)
 	}
 
 	outside := Need{Path: j("other/new"), Write: true}

@@ -172,6 +172,17 @@ type Status struct {
 	SeccompErr string `json:"seccomp_error,omitempty"`
 }
 
+// WithABI is s on a kernel whose Landlock ABI is abi (0: none), as
+// Probe would report it there: without Landlock nothing is enforced and
+// the seccomp filter, installed with the Landlock domain, is not either.
+func (s Status) WithABI(abi int) Status {
+	s.ABI, s.Enforced = abi, abi >= 1
+	if abi < 1 && s.Seccomp {
+		s.Seccomp, s.SeccompErr = false, "the seccomp filter is installed with the Landlock domain, which this kernel cannot make"
+	}
+	return s
+}
+
 // filtered reports whether a confined command also gets the seccomp
 // filter: it is installed together with the Landlock domain.
 func (s Status) filtered() bool { return s.ABI >= 1 && s.Seccomp }

@@ -398,3 +398,14 @@ func withoutKinds(rs []rule) []rule {
 	}
 	return out
 }
+
+func TestStatusWithABI(t *testing.T) {
+	s := Status{ABI: 7, Enforced: true, Seccomp: true}
+	if got := s.WithABI(4); got.ABI != 4 || !got.Enforced || !got.Seccomp {
+		t.Errorf("WithABI(4) = %+v", got)
+	}
+	got := s.WithABI(0)
+	if got.ABI != 0 || got.Enforced || got.Seccomp || got.SeccompErr == "" || got.filtered() {
+		t.Errorf("WithABI(0) = %+v: without Landlock neither the ruleset nor the filter is applied", got)
+	}
+}

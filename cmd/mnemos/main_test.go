@@ -31,8 +31,7 @@ func TestMain(m *testing.M) {
 					panic("MNEMOS_TEST_LANDLOCK_ABI: " + err.Error())
 				}
 				probeSandbox = func() sandbox.Status {
-					st := sandbox.Probe()
-					st.ABI, st.Enforced = abi, abi >= 1
+					st := sandbox.Probe().WithABI(abi)
 					if abi < 1 {
 						st.Err = "described by the test"
 					}
