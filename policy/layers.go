@@ -257,7 +257,7 @@ func (p *Policy) stackLevel(channel, sender string) Level {
 // unset when no layer sets it.
 func (p *Policy) sandboxSection() SandboxConfig {
 	var out SandboxConfig
-	var netFalse, netTrue, closed bool
+	var netFalse, netTrue, closed, bindTrusted bool
 	portsSet, bindSet := false, false
 	for _, l := range p.layers {
 		s := l.Sandbox
@@ -274,7 +274,13 @@ func (p *Policy) sandboxSection() SandboxConfig {
 			}
 		}
 		out.Ports, portsSet, closed = intersectPorts(out.Ports, portsSet, s.Ports, closed)
-		out.Bind, bindSet, closed = intersectPorts(out.Bind, bindSet, s.Bind, closed)
+		// As SandboxFor: no common bind port binds nothing, the network
+		// stays, and only a layer above the project's can grant binding.
+		out.Bind, bindSet, _ = intersectPorts(out.Bind, bindSet, s.Bind, false)
+		bindTrusted = bindTrusted || l.Layer != LayerProject && len(s.Bind) > 0
+	}
+	if !bindTrusted {
+		out.Bind = nil
 	}
 	switch {
 	case netFalse || closed:

@@ -401,3 +401,27 @@ func TestStackOpensNoDatabase(t *testing.T) {
 		t.Fatalf("ask rule: %d calls, %+v", g.calls, res)
 	}
 }
+
+// TestMergedSandboxSectionMatchesSandboxFor: the merged section shown for a
+// stack combines bind lists as SandboxFor enforces them.
+func TestMergedSandboxSectionMatchesSandboxFor(t *testing.T) {
+	for _, tc := range []struct {
+		user, project string
+		bind          []uint16
+		network       bool
+	}{
+		{"sandbox: {network: true, bind: [8080, 9090]}", "sandbox: {bind: [9090]}", []uint16{9090}, true},
+		{"sandbox: {network: true, bind: [8080]}", "sandbox: {bind: [9090]}", nil, true},
+		{"sandbox: {network: true}", "sandbox: {bind: [9090]}", nil, true},
+	} {
+		m, _ := Merge(nil, mustParseAs(t, "user.yaml", tc.user), mustParseAs(t, "project.yaml", tc.project))
+		got := m.Sandbox
+		if !slices.Equal(got.Bind, tc.bind) || got.Network == nil || *got.Network != tc.network {
+			t.Errorf("%s + %s: bind %v network %v, want bind %v network %v", tc.user, tc.project, got.Bind, got.Network, tc.bind, tc.network)
+		}
+		enforced := m.SandboxFor(nil)
+		if !slices.Equal(enforced.Bind, tc.bind) || *enforced.Network != tc.network {
+			t.Errorf("%s + %s: SandboxFor gives bind %v network %v", tc.user, tc.project, enforced.Bind, *enforced.Network)
+		}
+	}
+}
