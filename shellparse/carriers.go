@@ -239,6 +239,20 @@ func (w *walker) runProgramOption(inv *invocation, longs ...string) {
 	w.runCarriers(inv, cs)
 }
 
+// GitRunsValue reports whether git runs the value of configuration key as
+// a command (core.sshCommand, core.pager, an alias starting with "!", ...).
+// The parser walks such a value, given with git -c, as the command it is.
+func GitRunsValue(key, value string) bool {
+	shell, bang := gitShellKey(key)
+	return shell && (!bang || strings.HasPrefix(value, "!"))
+}
+
+// CommandVar reports whether programs run the value of an environment
+// variable as a command line or a program (GIT_SSH_COMMAND, PAGER,
+// EDITOR, ...). The parser walks such a value, set for a command, as the
+// command it is.
+func CommandVar(name string) bool { return envCommand(name) }
+
 // gitShellKey reports git configuration keys whose value git runs with a
 // shell ("!cmd" marks a shell command for aliases and credential helpers).
 func gitShellKey(key string) (shell bool, bang bool) {

@@ -13,6 +13,18 @@ import (
 // on this machine with the user's shell.
 var sshOptionCommands = []string{"proxycommand", "localcommand", "knownhostscommand"}
 
+// SSHRunsOption reports whether an ssh -o value ("ProxyCommand=...")
+// sets a command ssh runs on this machine; the parser walks it.
+func SSHRunsOption(s string) bool {
+	key, val := sshOption(s)
+	for _, k := range sshOptionCommands {
+		if key == k && val != "" && !strings.EqualFold(val, "none") {
+			return true
+		}
+	}
+	return false
+}
+
 // sshOption splits an ssh -o value ("Key=Value", "Key Value", "Key = Value").
 func sshOption(s string) (key, val string) {
 	s = strings.TrimSpace(s)

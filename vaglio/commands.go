@@ -133,8 +133,64 @@ func argRoles(name string, argv []shellparse.Word, buf []role) []role {
 		return findRoles(args, newRoles(buf, len(args)))
 	case name == "gh":
 		return ghRoles(args, newRoles(buf, len(args)))
+	case name == "ssh" || name == "scp" || name == "sftp":
+		return sshRoles(args, buf)
+	case name == "ssh-add":
+		return sshAddRoles(args, buf)
 	}
 	return nil
+}
+
+// sshRoles marks the identity file of ssh, scp and sftp (-i KEY): ssh
+// signs with the key and never shows it, so naming a private key there is
+// using it, not reading it out. Everything else stays a possible path.
+func sshRoles(args []shellparse.Word, buf []role) []role {
+	var roles []role
+	mark := func(i int, r role) {
+		if roles == nil {
+			roles = newRoles(buf, len(args))
+		}
+		roles[i] = r
+	}
+	for i, a := range args {
+		v := a.Value
+		switch {
+		case !a.Dynamic && v == "-o" && i+1 < len(args) && !args[i+1].Dynamic && shellparse.SSHRunsOption(args[i+1].Value):
+			mark(i+1, roleText) // walked by the parser as a command
+		case !a.Dynamic && strings.HasPrefix(v, "-o") && len(v) > 2 && shellparse.SSHRunsOption(v[2:]):
+			mark(i, roleText)
+		case v == "-i" && i+1 < len(args):
+			if roles == nil {
+				roles = newRoles(buf, len(args))
+			}
+			roles[i+1] = roleMeta
+		case strings.HasPrefix(v, "-i") && len(v) > 2 && !a.Dynamic:
+			if roles == nil {
+				roles = newRoles(buf, len(args))
+			}
+			roles[i] = roleMeta
+		}
+	}
+	return roles
+}
+
+// sshAddRoles marks the keys ssh-add loads into the agent: the agent signs
+// with them and never shows them. With -d or -D it only removes keys; with
+// -L, -l, -T or -X it reads nothing from files; all the same use.
+func sshAddRoles(args []shellparse.Word, buf []role) []role {
+	roles := newRoles(buf, len(args))
+	for i, a := range args {
+		switch v := a.Value; {
+		case v == "-t" || v == "-E" || v == "-S" || v == "-H" || v == "-h":
+			// An option that takes a value: the value is not a key.
+			if i+1 < len(args) {
+				i++
+			}
+		case !strings.HasPrefix(v, "-"):
+			roles[i] = roleMeta
+		}
+	}
+	return roles
 }
 
 // findRoles marks the patterns and formats of find's tests and actions
@@ -308,9 +364,15 @@ func grepLongKind(name, opt string) byte {
 // that take one as text. Everything else stays a possible path.
 func gitRoles(args []shellparse.Word, buf []role) []role {
 	sub := -1
+	var carried []int // -c values git runs as commands, which the parser walks
 	for i := 0; i < len(args); i++ {
 		v := args[i].Value
 		if v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" {
+			if v == "-c" && i+1 < len(args) && !args[i+1].Dynamic {
+				if k, val, ok := strings.Cut(args[i+1].Value, "="); ok && shellparse.GitRunsValue(k, val) {
+					carried = append(carried, i+1)
+				}
+			}
 			i++
 			continue
 		}
@@ -319,10 +381,16 @@ func gitRoles(args []shellparse.Word, buf []role) []role {
 			break
 		}
 	}
-	if sub < 0 {
+	if sub < 0 && len(carried) == 0 {
 		return nil
 	}
 	roles := newRoles(buf, len(args))
+	for _, i := range carried {
+		roles[i] = roleText
+	}
+	if sub < 0 {
+		return roles
+	}
 	switch args[sub].Value {
 	case "commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick":
 	case "log", "show", "whatchanged", "shortlog", "rev-list", "reflog":
@@ -330,6 +398,9 @@ func gitRoles(args []shellparse.Word, buf []role) []role {
 	case "grep":
 		return gitGrepRoles(args, sub, roles)
 	default:
+		if len(carried) > 0 {
+			return roles
+		}
 		return nil
 	}
 	for i := sub + 1; i < len(args); i++ {

@@ -211,7 +211,9 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 	}
 	for _, a := range cmd.Assigns {
 		name, value, ok := strings.Cut(a, "=")
-		if !ok || value == "" {
+		if !ok || value == "" || shellparse.CommandVar(name) {
+			// A command in the environment is walked, and judged, as the
+			// command it is.
 			continue
 		}
 		buf = buf[:0]
@@ -230,6 +232,9 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 			if shell && v == "-c" {
 				i++ // the script, parsed into commands of its own
 				continue
+			}
+			if carriedValue(baseName(wr.Argv[0]), wr.Argv, i) {
+				continue // a command of its own, as above
 			}
 			buf = buf[:0]
 			if looksLikePath(v) {
@@ -310,6 +315,36 @@ func hasUpper(s string) bool {
 		if 'A' <= s[i] && s[i] <= 'Z' {
 			return true
 		}
+	}
+	return false
+}
+
+// carriedValue reports whether argv[i] is a command line its program runs,
+// which the parser walks as a command of its own: git's -c value for a key
+// git runs (core.sshCommand=..., alias.x=!...), and ssh's ProxyCommand,
+// LocalCommand and KnownHostsCommand options; or ssh's identity file,
+// which ssh signs with and never shows (see sshRoles).
+func carriedValue(prog string, argv []string, i int) bool {
+	v := argv[i]
+	switch prog {
+	case "git":
+		if i > 0 && argv[i-1] == "-c" {
+			k, val, ok := strings.Cut(v, "=")
+			return ok && shellparse.GitRunsValue(k, val)
+		}
+	case "ssh", "scp", "sftp":
+		opt := ""
+		switch {
+		case i > 0 && argv[i-1] == "-i", strings.HasPrefix(v, "-i") && len(v) > 2:
+			return true
+		case i > 0 && argv[i-1] == "-o":
+			opt = v
+		case strings.HasPrefix(v, "-o") && len(v) > 2:
+			opt = v[2:]
+		default:
+			return false
+		}
+		return shellparse.SSHRunsOption(opt)
 	}
 	return false
 }
