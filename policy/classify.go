@@ -3,6 +3,7 @@ package policy
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -677,7 +678,16 @@ func resolvePaths(pl Place, w shellparse.Word) []resolved {
 	}
 	out := make([]resolved, 0, len(pl.Dirs))
 	for _, d := range pl.Dirs {
-		out = append(out, resolved{path: path.Join(d, v), glob: glob})
+		// A clean relative path below a clean directory joins by
+		// concatenation; anything else is cleaned.
+		p := d + "/" + v
+		if d == "/" {
+			p = "/" + v
+		}
+		if !cleanAbs(p) {
+			p = path.Clean(p)
+		}
+		out = append(out, resolved{path: p, glob: glob})
 	}
 	return out
 }
@@ -687,6 +697,16 @@ func dedupe(in []Access) []Access {
 		return in
 	}
 	out := in[:0]
+	if len(in) <= 16 {
+		// Few accesses: comparing each with those kept is cheaper than
+		// a map.
+		for _, a := range in {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
 	seen := make(map[Access]bool, len(in))
 	for _, a := range in {
 		if !seen[a] {

@@ -1,9 +1,13 @@
 package policy
 
 import (
+	"math/rand"
+	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"testing/quick"
 
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
@@ -158,5 +162,28 @@ func TestSecurityShowingTheEnvironmentReadsIt(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%v: reads the environment = %v, want %v (%+v)", tc.argv, got, tc.want, cl.Accesses)
 		}
+	}
+}
+
+func TestCleanAbsAgreesWithPathClean(t *testing.T) {
+	for _, p := range []string{"/", "/a", "/a/b", "/a/", "//a", "/a//b", "/a/./b", "/a/../b", "/.", "/..", "/a/.", "/a/..",
+		"/.a", "/..a", "/a/.b/c", "/a/b..", "/a/.../b", "/a/b/.", "/..."} {
+		if got, want := cleanAbs(p), path.Clean(p) == p; got != want {
+			t.Errorf("cleanAbs(%q) = %v, want %v", p, got, want)
+		}
+	}
+	f := func(s string) bool {
+		p := "/" + s
+		return cleanAbs(p) == (path.Clean(p) == p)
+	}
+	if err := quick.Check(f, &quick.Config{MaxCount: 20000, Values: func(v []reflect.Value, r *rand.Rand) {
+		const alphabet = "/./a"
+		b := make([]byte, r.Intn(12))
+		for i := range b {
+			b[i] = alphabet[r.Intn(len(alphabet))]
+		}
+		v[0] = reflect.ValueOf(string(b))
+	}}); err != nil {
+		t.Error(err)
 	}
 }
