@@ -361,12 +361,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 // guardHit checks a command against the guard from every directory the
 // script may be in when it runs.
 func (g *Gate) guardHit(guard *vaglio.Prepared, cmd shellparse.Command, pl policy.Place) (vaglio.Hit, bool) {
-	for _, dir := range pl.Dirs {
-		if h, ok := guard.Check(cmd, dir); ok {
-			return h, true
-		}
-	}
-	return vaglio.Hit{}, false
+	return guard.CheckDirs(cmd, pl.Dirs)
 }
 
 // spendGrants spends one use of every grant an allowed run relies on, each

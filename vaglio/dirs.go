@@ -1,0 +1,136 @@
+package vaglio
+
+import (
+	"path"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// CheckDirs returns the first hit for a command that may run in any of
+// dirs (absolute), as Check in each of them would. A command whose words
+// cannot name anything outside the directory it runs in, other than
+// through absolute paths, is judged once when every directory is ordinary
+// (see ordinaryDir): the checks then see the same thing from each.
+func (p *Prepared) CheckDirs(cmd shellparse.Command, dirs []string) (Hit, bool) {
+	if len(dirs) > 1 && p.ready && dirNeutral(cmd) && p.allOrdinary(dirs) {
+		dirs = dirs[:1]
+	}
+	for _, d := range dirs {
+		if h, ok := p.Check(cmd, d); ok {
+			return h, true
+		}
+	}
+	return Hit{}, false
+}
+
+// dirNeutral reports a command whose every word (program, arguments,
+// redirect targets and bodies, assignments, wrappers) is static and holds
+// no "..", "~" or "$", and whose relative words name something strictly
+// below the directory: not "." itself, nor a relative program path. Such
+// a word names, from an ordinary directory D, D/word, which the guard's
+// rules judge by the word's own elements alone.
+func dirNeutral(cmd shellparse.Command) bool {
+	if cmd.Dynamic || len(cmd.Argv) == 0 {
+		return false
+	}
+	if a0 := cmd.Argv[0].Value; strings.Contains(a0, "/") && !strings.HasPrefix(a0, "/") {
+		return false
+	}
+	for _, w := range cmd.Argv {
+		if w.Dynamic || !neutralText(w.Value) {
+			return false
+		}
+	}
+	for _, r := range cmd.Redirects {
+		if r.Target.Dynamic || !neutralText(r.Target.Value) {
+			return false
+		}
+	}
+	for _, a := range cmd.Assigns {
+		if !neutralText(a) {
+			return false
+		}
+	}
+	for _, wr := range cmd.Wrappers {
+		for _, a := range wr.Argv {
+			if !neutralText(a) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// neutralText reports text with no "..", "~" or "$", that is not "." (or
+// "./") on its own.
+func neutralText(s string) bool {
+	if strings.Contains(s, "..") || strings.ContainsAny(s, "~$`") {
+		return false
+	}
+	return strings.Trim(s, "./") != "" || s == ""
+}
+
+// allOrdinary reports whether every directory is ordinary.
+func (p *Prepared) allOrdinary(dirs []string) bool {
+	for _, d := range dirs {
+		if !p.ordinaryDir(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// ordinaryDir reports a directory from which the guard judges a neutral
+// word by the word alone: clean and absolute, with no element starting
+// with a dot (every floating rule starts with a dot name, which must then
+// lie in the word), outside the system trees the anchored rules name, at
+// least three levels down under /home, not the home directory, its parent
+// or above them, and neither inside nor above a protected path or a self
+// path's directory.
+// Then D/word is strictly below D, so it is no broad directory (those are
+// /, the home directory, its parent and top-level directories), no device
+// node, and not inside a protected path unless the word's own elements
+// put it there from every such D alike.
+func (p *Prepared) ordinaryDir(d string) bool {
+	if d == "/" || !isClean(d) || !strings.HasPrefix(d, "/") || strings.Contains(d, "/.") {
+		return false
+	}
+	first, rest, _ := strings.Cut(d[1:], "/")
+	switch first {
+	case "etc", "proc", "sys", "boot", "dev", "root":
+		return false
+	case "home":
+		if strings.Count(rest, "/") < 1 {
+			return false // /home or /home/NAME
+		}
+	}
+	if !p.protectedLiteral {
+		return false
+	}
+	related := func(x string) bool {
+		return x != "" && (inside(d, x) || inside(x, d))
+	}
+	// Below the home directory is fine (its dot directories are not
+	// ordinary by their names); the home directory, its parent and what
+	// holds them are broad.
+	if p.home != "" && (inside(p.home, d) || inside(path.Dir(p.home), d)) {
+		return false
+	}
+	for _, x := range p.protected {
+		if related(x) {
+			return false
+		}
+	}
+	for _, s := range p.g.SelfNames {
+		if strings.HasPrefix(s, "/") && related(path.Dir(path.Clean(s))) {
+			return false
+		}
+	}
+	return true
+}
+
+// inside reports whether p is dir or lies below it (both clean, absolute).
+func inside(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/'
+}

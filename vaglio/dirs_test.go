@@ -1,0 +1,136 @@
+package vaglio
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// TestSecurityCheckDirsAgreesWithEveryDir: judging a command once from an
+// ordinary directory finds exactly what judging it from each directory
+// finds, over every command of the corpus (caught and benign) and
+// directory sets ordinary and not.
+func TestSecurityCheckDirsAgreesWithEveryDir(t *testing.T) {
+	g := testGuard()
+	p := g.Prepare()
+	dirSets := [][]string{
+		{"/home/u/proj", "/home/u/proj/internal"},
+		{"/srv/app", "/srv/app/cmd/server", "/opt/x/y"},
+		{"/home/u/proj", "/var/tmp/w", "/home/bob/work"},
+		{"/home/u/proj", "/home/u"},
+		{"/srv/app", "/"},
+		{"/home/u/proj", "/home/u/.config/mnemos/x"},
+		{"/usr/local/bin", "/srv/app"},
+		{"/home/u/proj", "/etc/nginx"},
+	}
+	n, shortcuts := 0, 0
+	for _, file := range []string{"../testdata/corpus/caught.txt", "../testdata/corpus/benign.txt"} {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if i := strings.LastIndexByte(line, '\t'); i >= 0 {
+				line = line[:i]
+			}
+			line = strings.ReplaceAll(line, "␤", "\n")
+			s, err := shellparse.ParseArgv([]string{"bash", "-c", line}, shellparse.Env{Home: g.Home, Cwd: "/home/u/proj"})
+			if err != nil {
+				continue
+			}
+			for _, cmd := range s.Commands {
+				for _, dirs := range dirSets {
+					n++
+					if dirNeutral(cmd) && p.allOrdinary(dirs) {
+						shortcuts++
+					}
+					var want Hit
+					found := false
+					for _, d := range dirs {
+						if h, ok := p.Check(cmd, d); ok {
+							want, found = h, true
+							break
+						}
+					}
+					got, ok := p.CheckDirs(cmd, dirs)
+					if ok != found || got != want {
+						t.Errorf("%q in %v: CheckDirs %v %+v, every dir %v %+v", cmd.String(), dirs, ok, got, found, want)
+					}
+				}
+			}
+		}
+		f.Close()
+	}
+	if shortcuts == 0 || shortcuts == n {
+		t.Fatalf("the shortcut applied to %d of %d cases: the test does not exercise both paths", shortcuts, n)
+	}
+	t.Logf("%d cases, %d judged once", n, shortcuts)
+}
+
+func TestOrdinaryDir(t *testing.T) {
+	p := testGuard().Prepare()
+	for d, want := range map[string]bool{
+		"/home/u/proj": true, "/srv/app": true, "/home/bob/x": true, "/var/tmp/w/a": true,
+		"/": false, "/home": false, "/home/u": false, "/home/bob": false, "/etc/nginx": false, "/root/x": false,
+		"/home/u/.config/mnemos": false, "/home/u/.config/mnemos/x": false, "/home/u/.cache/x": false,
+		"/usr/local/bin": false, "/usr/local": false, "/home/u/proj/": false, "/home/u/a/../b": false,
+	} {
+		if got := p.ordinaryDir(d); got != want {
+			t.Errorf("ordinaryDir(%q) = %v, want %v", d, got, want)
+		}
+	}
+}
+
+// TestSecurityCheckDirsAgreesOnRandomCommands is the same comparison on
+// commands built from pieces chosen to reach every rule.
+func TestSecurityCheckDirsAgreesOnRandomCommands(t *testing.T) {
+	g := testGuard()
+	p := g.Prepare()
+	progs := []string{"rm -rf", "rm", "cat", "cp -r", "cp", "mv", "tar czf out.tgz", "grep -r key", "rg --hidden k", "chmod -R 777",
+		"chown -R u", "dd of=x if=", "shred -u", "mnemos approvals approve", "mnemos", "find", "ls", "echo", "touch", "/bin/rm -rf", "sh -c", "python3 -c", "zip -r o.zip", "rsync -a"}
+	pieces := []string{"a", "b", "src", "*", ".*", ".ssh", ".aws", "credentials", ".env", ".env.local", ".config", "mnemos", "policy.yaml",
+		"id_rsa", "id_rsa.pub", "/etc/shadow", "/", "/home", "/etc", "bin", "usr", ".git", "node_modules", ".gnupg", "audit.jsonl", "dev", "sda"}
+	dirSets := [][]string{
+		{"/home/u/proj", "/home/u/proj/internal"},
+		{"/srv/app", "/srv/app/x/y", "/opt/w"},
+		{"/home/u/a", "/home/bob/b"},
+	}
+	r := rand.New(rand.NewPCG(7, 9))
+	for range 20000 {
+		var b strings.Builder
+		b.WriteString(progs[r.IntN(len(progs))])
+		for range 1 + r.IntN(3) {
+			b.WriteByte(' ')
+			for k := range 1 + r.IntN(3) {
+				if k > 0 {
+					b.WriteByte('/')
+				}
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+		}
+		c := cmd(b.String())
+		for _, dirs := range dirSets {
+			var want Hit
+			found := false
+			for _, d := range dirs {
+				if h, ok := p.Check(c, d); ok {
+					want, found = h, true
+					break
+				}
+			}
+			if got, ok := p.CheckDirs(c, dirs); ok != found || got != want {
+				t.Fatalf("%q in %v: CheckDirs %v %+v, every dir %v %+v", b.String(), dirs, ok, got, found, want)
+			}
+		}
+	}
+}
