@@ -290,7 +290,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		return judged{deny(dec, "parse", "no command found"), nil}
 	}
 	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
-	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames}.Prepare()
+	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames}.Prepare().ForDirs(place.Dirs)
 	threshold := g.cfg.Policy.JudgeThreshold
 	if g.cfg.Extra != nil && g.cfg.Extra.JudgeThreshold > threshold {
 		threshold = g.cfg.Extra.JudgeThreshold
@@ -307,7 +307,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		if explain {
 			cd.GuardChecks, cd.GuardDirs = guardChecks, place.Dirs
 		}
-		if hit, ok := g.guardHit(guard, cmd, place); ok {
+		if hit, ok := guard.Check(cmd); ok {
 			h := hit
 			cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Guard = policy.Deny, "guard", "guard", &h
 			cd.Reason = "guard: " + hit.Reason
@@ -356,12 +356,6 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		dec.Reason = fmt.Sprintf("%s: %s", w.Text, w.Reason)
 	}
 	return judged{dec, nil}
-}
-
-// guardHit checks a command against the guard from every directory the
-// script may be in when it runs.
-func (g *Gate) guardHit(guard *vaglio.Prepared, cmd shellparse.Command, pl policy.Place) (vaglio.Hit, bool) {
-	return guard.CheckDirs(cmd, pl.Dirs)
 }
 
 // spendGrants spends one use of every grant an allowed run relies on, each

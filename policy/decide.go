@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -190,7 +191,7 @@ func combine(in Input, cl Classification, rule *Rule, layer Layer, shell Outcome
 		return Deny, ByRule, reasonLabel(rule, layer) + " denies it"
 	}
 	if cell == Denied {
-		return Deny, ByTable, fmt.Sprintf("level %s does not permit %s", in.Level, deniedCaps(in.Level, cl))
+		return Deny, ByTable, "level " + in.Level.String() + " does not permit " + deniedCaps(in.Level, cl)
 	}
 	if rule != nil && rule.Action == Ask {
 		return Ask, ByRule, reasonLabel(rule, layer) + " asks first"
@@ -207,9 +208,9 @@ func combine(in Input, cl Classification, rule *Rule, layer Layer, shell Outcome
 		}
 	}
 	if cell == Allowed {
-		return Allow, ByTable, fmt.Sprintf("level %s allows %s", in.Level, capList(cl))
+		return Allow, ByTable, "level " + in.Level.String() + " allows " + capList(cl)
 	}
-	return Ask, ByTable, fmt.Sprintf("level %s needs approval for %s", in.Level, approvalCaps(in.Level, cl))
+	return Ask, ByTable, "level " + in.Level.String() + " needs approval for " + approvalCaps(in.Level, cl)
 }
 
 // cover reports whether grants cover every access that needs approval: the
@@ -218,12 +219,12 @@ func combine(in Input, cl Classification, rule *Rule, layer Layer, shell Outcome
 // reasonLabel names a rule in a reason: rule "x", with its layer and
 // profile when it has them.
 func reasonLabel(r *Rule, layer Layer) string {
-	s := fmt.Sprintf("rule %q", r.Name)
+	s := "rule " + strconv.Quote(r.Name)
 	if layer != "" {
-		s = fmt.Sprintf("%s rule %q", layer, r.Name)
+		s = string(layer) + " " + s
 	}
 	if r.profile != "" {
-		s += fmt.Sprintf(" (profile %q)", r.profile)
+		s += " (profile " + strconv.Quote(r.profile) + ")"
 	}
 	return s
 }

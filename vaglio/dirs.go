@@ -13,11 +13,31 @@ import (
 // through absolute paths, is judged once when every directory is ordinary
 // (see ordinaryDir): the checks then see the same thing from each.
 func (p *Prepared) CheckDirs(cmd shellparse.Command, dirs []string) (Hit, bool) {
-	if len(dirs) > 1 && p.ready && dirNeutral(cmd) && p.allOrdinary(dirs) {
+	return p.ForDirs(dirs).Check(cmd)
+}
+
+// DirChecker judges commands that may run in any of a set of directories
+// (see CheckDirs), with what it takes to know whether they are all
+// ordinary worked out once.
+type DirChecker struct {
+	p        *Prepared
+	dirs     []string
+	ordinary bool
+}
+
+// ForDirs returns a checker for commands that may run in any of dirs.
+func (p *Prepared) ForDirs(dirs []string) DirChecker {
+	return DirChecker{p: p, dirs: dirs, ordinary: len(dirs) > 1 && p.ready && p.allOrdinary(dirs)}
+}
+
+// Check is CheckDirs.
+func (d DirChecker) Check(cmd shellparse.Command) (Hit, bool) {
+	dirs := d.dirs
+	if d.ordinary && dirNeutral(cmd) {
 		dirs = dirs[:1]
 	}
-	for _, d := range dirs {
-		if h, ok := p.Check(cmd, d); ok {
+	for _, dir := range dirs {
+		if h, ok := d.p.Check(cmd, dir); ok {
 			return h, true
 		}
 	}
