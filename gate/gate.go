@@ -301,8 +301,11 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 
 	dec.Outcome = policy.Allow
 	dec.Commands = make([]CommandDecision, 0, len(script.Commands))
+	// Each command's policy result and verdict, allocated together.
+	results := make([]policy.Result, len(script.Commands))
+	verdicts := make([]vaglio.Verdict, len(script.Commands))
 	worst := -1
-	for _, cmd := range script.Commands {
+	for i, cmd := range script.Commands {
 		cd := CommandDecision{Command: cmd, Text: cmd.String()}
 		if explain {
 			cd.GuardChecks, cd.GuardDirs = guardChecks, place.Dirs
@@ -328,7 +331,8 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 					res = extra
 				}
 			}
-			cd.Policy = &res
+			results[i] = res
+			cd.Policy = &results[i]
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
 			if res.Outcome != policy.Deny {
 				critical := false
@@ -337,8 +341,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 						critical = true
 					}
 				}
-				v := judge.Judge(vaglio.Input{Intent: req.Reason, Command: cmd, Critical: critical})
-				cd.Judge = &v
+				verdicts[i] = judge.Judge(vaglio.Input{Intent: req.Reason, Command: cmd, Critical: critical})
+				v := &verdicts[i]
+				cd.Judge = v
 				if !v.Approved {
 					cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Reason = policy.Deny, "judge", "judge", v.Reason
 				}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -128,9 +129,22 @@ func (g Guard) check(p *Prepared, cmd shellparse.Command, cwd string) (Hit, bool
 // checkIn returns the first hit for cmd run in dir.
 func (g Guard) checkIn(p *Prepared, cmd shellparse.Command, dir string) (Hit, bool) {
 	c := g.newChecker(p, dir)
+	buf := slabs.Get().(*[]candidate)
+	c.pooled = (*buf)[:0]
 	c.check(cmd)
+	if cap(c.slab) > cap(*buf) {
+		*buf = c.slab
+	}
+	clear((*buf)[:cap(*buf)])
+	slabs.Put(buf)
 	return c.out.hit, c.out.found
 }
+
+// slabs holds candidate slabs between checks: a hit keeps no candidate.
+var slabs = sync.Pool{New: func() any {
+	s := make([]candidate, 0, maxCached+2)
+	return &s
+}}
 
 // commandDirs returns the directories a command runs in besides cwd: those
 // a wrapper changes to (env -C DIR, sudo --chdir=DIR, nsenter --wd=DIR,
@@ -294,6 +308,7 @@ type checker struct {
 	nArgs, nRedirs int
 	spans          [maxCached]struct{ start, end int32 }
 	slab           []candidate
+	pooled         []candidate // an empty slab to start from, when not nil
 }
 
 // maxCached bounds the words whose candidates a checker keeps; those of
@@ -452,7 +467,7 @@ func selfBase(s string) string {
 }
 
 func (c *checker) check(cmd shellparse.Command) {
-	c.nArgs, c.nRedirs, c.slab = max(len(cmd.Argv)-1, 0), len(cmd.Redirects), nil
+	c.nArgs, c.nRedirs, c.slab = max(len(cmd.Argv)-1, 0), len(cmd.Redirects), c.pooled
 	c.spans = [maxCached]struct{ start, end int32 }{}
 	// The roles of the arguments, which the self-tamper and forbidden-path
 	// checks both need.
