@@ -354,7 +354,7 @@ func (w *walker) emit(c Command) {
 		c.Redirects = slices.Concat(w.redirs, c.Redirects)
 	}
 	if w.out == nil {
-		w.out = make([]Command, 0, 4)
+		w.out = make([]Command, 0, 8)
 	}
 	w.out = append(w.out, c)
 }
