@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +18,9 @@ func BenchmarkDecideThreeCommands(b *testing.B) {
 	dir := b.TempDir()
 	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
 	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
-	// The workspace is a project in the home directory, not the home
+	// The workspace is a git project in the home directory, not the home
 	// directory itself (a recursive search there reads ~/.ssh).
-	ws := filepath.Join(dir, "proj")
+	ws := benchWorkspace(b, dir)
 	req := Request{Argv: []string{"bash", "-c", "cd src && grep -rn TODO . | head -20"}, Cwd: ws, Channel: "cli", Sender: "dev"}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -73,7 +74,7 @@ func BenchmarkDecideFiftyCommands(b *testing.B) {
 	dir := b.TempDir()
 	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
 	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
-	ws := filepath.Join(dir, "proj")
+	ws := benchWorkspace(b, dir)
 	req := Request{Argv: []string{"bash", "-c", agentScript(ws)}, Cwd: ws, Channel: "cli", Sender: "dev"}
 	ctx := context.Background()
 	if d, err := g.Decide(ctx, req, Mode{DryRun: true}); err != nil || len(d.Commands) != 50 || d.Outcome != policy.Allow {
@@ -85,4 +86,14 @@ func BenchmarkDecideFiftyCommands(b *testing.B) {
 			b.Fatal(d.Reason, err)
 		}
 	}
+}
+
+// benchWorkspace makes a git project below home, as an agent's workspace
+// is: its root holds .git.
+func benchWorkspace(b *testing.B, home string) string {
+	ws := filepath.Join(home, "proj")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return ws
 }
