@@ -73,8 +73,13 @@ func dirNeutral(cmd shellparse.Command) bool {
 		}
 	}
 	for _, wr := range cmd.Wrappers {
-		for _, a := range wr.Argv {
-			if !neutralText(a) {
+		shell := len(wr.Argv) > 0 && isShell(baseName(wr.Argv[0]))
+		for i := 0; i < len(wr.Argv); i++ {
+			if shell && wr.Argv[i] == "-c" {
+				i++ // the script, whose commands are judged on their own
+				continue
+			}
+			if !neutralText(wr.Argv[i]) {
 				return false
 			}
 		}
