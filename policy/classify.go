@@ -115,7 +115,7 @@ func execAssign(a string) bool {
 // Classify maps a parsed command to what it does. It is pure: it never looks
 // at the filesystem.
 func Classify(cmd shellparse.Command, pl Place) Classification {
-	c := Classification{Verb: "run", Reversibility: "partial", Floor: Allow}
+	c := Classification{Verb: "run", Reversibility: "partial", Floor: Allow, Accesses: make([]Access, 0, 4)}
 	name := cmd.Name()
 	switch {
 	case cmd.Dynamic || name == "":
@@ -617,7 +617,8 @@ func isStdStream(p string) bool {
 // add appends an access to a path, resolved against every candidate
 // directory.
 func (c *Classification) add(pl Place, capability Capability, w shellparse.Word) {
-	for _, t := range resolvePaths(pl, w) {
+	var buf [4]resolved
+	for _, t := range resolvePaths(pl, w, buf[:0]) {
 		c.Accesses = append(c.Accesses, t.access(capability))
 	}
 }
@@ -649,7 +650,7 @@ func containedGlob(v string) bool {
 // resolvePaths turns a path word into absolute, cleaned paths: "~" and
 // "$HOME" become the home directory, relative paths resolve against every
 // candidate directory. A dynamic word stays dynamic (its text is kept).
-func resolvePaths(pl Place, w shellparse.Word) []resolved {
+func resolvePaths(pl Place, w shellparse.Word, out []resolved) []resolved {
 	v := w.Value
 	if v == "" {
 		return nil
@@ -668,15 +669,14 @@ func resolvePaths(pl Place, w shellparse.Word) []resolved {
 	}
 	glob := w.Dynamic && containedGlob(v)
 	if w.Dynamic && !glob {
-		return []resolved{{path: v, dynamic: true}}
+		return append(out, resolved{path: v, dynamic: true})
 	}
 	if path.IsAbs(v) {
-		return []resolved{{path: path.Clean(v), glob: glob}}
+		return append(out, resolved{path: path.Clean(v), glob: glob})
 	}
 	if pl.UnknownDir || len(pl.Dirs) == 0 {
-		return []resolved{{path: v, dynamic: true}}
+		return append(out, resolved{path: v, dynamic: true})
 	}
-	out := make([]resolved, 0, len(pl.Dirs))
 	for _, d := range pl.Dirs {
 		// A clean relative path below a clean directory joins by
 		// concatenation; anything else is cleaned.
