@@ -192,7 +192,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 			// A name with a slash, or any name under -l, is a file to
 			// format and show, wherever it is.
 			local := hasSwitch(args, spec, "-l", "--local-file")
-			for _, p := range pathArgs(name, args) {
+			for _, p := range pathArgsOf(name, spec, args) {
 				if local || strings.Contains(p.Value, "/") {
 					c.add(pl, FSRead, p)
 					if c.Verb == "compute" {
@@ -202,7 +202,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 			}
 		case "hostname":
 			// hostname NAME, -F FILE or -b set the system's name.
-			if len(pathArgs(name, args)) > 0 || hasSwitch(args, spec, "-F", "--file", "-b", "--boot") {
+			if len(pathArgsOf(name, spec, args)) > 0 || hasSwitch(args, spec, "-F", "--file", "-b", "--boot") {
 				runs("change the hostname")
 			}
 		case "hash":
@@ -225,7 +225,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindRead, kindReadDir:
 		c.Verb, c.Reversibility = "read", "reversible"
-		paths := pathArgs(name, args)
+		paths := pathArgsOf(name, spec, args)
 		if c.optionAccesses(cmd, pl, name, spec) && c.Verb == "read" {
 			c.Verb, c.Reversibility = "write", "partial"
 		}
@@ -341,7 +341,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 			c.Verb, c.Reversibility = "delete", "irreversible"
 		}
 		c.optionAccesses(cmd, pl, name, spec)
-		paths := pathArgs(name, args)
+		paths := pathArgsOf(name, spec, args)
 		if len(paths) == 0 && name != "tee" {
 			c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
 		}
@@ -354,7 +354,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		if name == "rsync" && rsyncRunsLocal(args) {
 			runs("run")
 		}
-		paths := pathArgs(name, args)
+		paths := pathArgsOf(name, spec, args)
 		if name == "rsync" && hasRemote(paths) {
 			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: remoteHost(paths)})
 		}
@@ -370,7 +370,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindMove:
 		c.Verb = "move"
-		for _, p := range pathArgs(name, args) {
+		for _, p := range pathArgsOf(name, spec, args) {
 			c.add(pl, FSWrite, p)
 		}
 	case kindNet:
@@ -422,7 +422,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 		if name == "scp" || name == "sftp" {
 			c.Verb = "copy over the network"
-			for _, p := range pathArgs(name, args) {
+			for _, p := range pathArgsOf(name, spec, args) {
 				if !strings.Contains(p.Value, ":") {
 					c.add(pl, FSWrite, p)
 				}
@@ -721,7 +721,11 @@ func dedupe(in []Access) []Access {
 // arguments, minus values of options known to take one, minus the pattern
 // of grep-like tools and the script of sed. Words after "--" are paths.
 func pathArgs(prog string, args []shellparse.Word) []shellparse.Word {
-	spec := specOf(prog)
+	return pathArgsOf(prog, specOf(prog), args)
+}
+
+// pathArgsOf is pathArgs for a program whose spec is at hand.
+func pathArgsOf(prog string, spec toolSpec, args []shellparse.Word) []shellparse.Word {
 	var out []shellparse.Word
 	patternPending, scriptPending := spec.pattern, spec.script
 	for i := 0; i < len(args); i++ {

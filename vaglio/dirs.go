@@ -90,10 +90,21 @@ func dirNeutral(cmd shellparse.Command) bool {
 // neutralText reports text with no "..", "~" or "$", that is not "." (or
 // "./") on its own.
 func neutralText(s string) bool {
-	if strings.Contains(s, "..") || strings.ContainsAny(s, "~$`") {
-		return false
+	other := s == "" // holds a byte other than '.' and '/'
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '~', '$', '`':
+			return false
+		case '.':
+			if i+1 < len(s) && s[i+1] == '.' {
+				return false
+			}
+		case '/':
+		default:
+			other = true
+		}
 	}
-	return strings.Trim(s, "./") != "" || s == ""
+	return other
 }
 
 // allOrdinary reports whether every directory is ordinary.

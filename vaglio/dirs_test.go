@@ -134,3 +134,12 @@ func TestSecurityCheckDirsAgreesOnRandomCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestNeutralText(t *testing.T) {
+	for s, want := range map[string]bool{"": true, "a": true, "api/x.go": true, ".env": true, "./x": true, "-rf": true,
+		".": false, "./": false, "..": false, "a/../b": false, "~": false, "$HOME": false, "`x`": false, "/": false, "./.": false, "x..y": false} {
+		if got := neutralText(s); got != want {
+			t.Errorf("neutralText(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
