@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -114,8 +115,10 @@ func parseSource(src string, lang syntax.LangVariant) (*syntax.File, error) {
 	if i := strings.IndexByte(src, '\r'); i >= 0 {
 		return nil, crError(src, i)
 	}
-	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))
+	pool := parserPool(lang)
+	p := pool.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(src), "")
+	pool.Put(p)
 	if err == nil {
 		if err := checkComments(src, f); err != nil {
 			return nil, err
@@ -132,6 +135,21 @@ func parseSource(src string, lang syntax.LangVariant) (*syntax.File, error) {
 		return nil, &ParseError{Line: int(le.Pos.Line()), Col: int(le.Pos.Col()), Msg: msg}
 	}
 	return nil, &ParseError{Line: 1, Col: 1, Msg: err.Error()}
+}
+
+// parsers keeps parsers between scripts, one pool per dialect: a parser
+// resets itself at each Parse, and the tree it returns holds nothing of
+// it.
+var parsers sync.Map // syntax.LangVariant → *sync.Pool
+
+func parserPool(lang syntax.LangVariant) *sync.Pool {
+	if p, ok := parsers.Load(lang); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := parsers.LoadOrStore(lang, &sync.Pool{New: func() any {
+		return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))
+	}})
+	return p.(*sync.Pool)
 }
 
 // walker walks the syntax tree, evaluating what it can, and collects the
