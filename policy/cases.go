@@ -21,6 +21,8 @@ import (
 //	    sender: user                           # default user
 //	    cwd: /home/user/project                # default ExampleCwd
 //	    reason: check the tree                 # context.reason
+//	    context: {ticket: {id: 42}}            # other context.* fields, nested
+//	    scope: {max_amount: 500}               # scope.* fields, nested
 //	    grants:                                # active grants, for this channel and sender
 //	      - {capability: fs:write, target: "/home/user/project/**"}
 //	    want: allow                            # allow, ask or deny
@@ -38,6 +40,7 @@ type Case struct {
 	Workspace string
 	Reason    string
 	Context   map[string]any
+	Scope     map[string]any
 	Grants    []Grant
 	Want      Outcome
 	// Rule, when set, is the expected first matching rule; "" expects none.
@@ -104,16 +107,20 @@ func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
 			c.Grants = gs
 			continue
 		}
-		if k.Value == "context" {
+		if k.Value == "context" || k.Value == "scope" {
 			x, err := d.plainValue(v)
 			if err != nil {
 				return c, err
 			}
 			m, ok := x.(map[string]any)
 			if !ok {
-				return c, d.errAt(v, "context must be a mapping")
+				return c, d.errAt(v, k.Value+" must be a mapping, e.g. {ticket: 42}")
 			}
-			c.Context = m
+			if k.Value == "context" {
+				c.Context = m
+			} else {
+				c.Scope = m
+			}
 			continue
 		}
 		s, err := d.strict(v)
@@ -167,7 +174,7 @@ func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
 				return c, d.errAt(v, fmt.Sprintf("unknown stage %q (want rule, table, grant, defaults, floor or parse)", s))
 			}
 		default:
-			return c, d.errAt(k, fmt.Sprintf("unknown key %q in case (want name, command, level, channel, sender, session, cwd, home, workspace, reason, context, grants, want, rule or decided_by)", k.Value))
+			return c, d.errAt(k, fmt.Sprintf("unknown key %q in case (want name, command, level, channel, sender, session, cwd, home, workspace, reason, context, scope, grants, want, rule or decided_by)", k.Value))
 		}
 	}
 	if strings.TrimSpace(c.Command) == "" {
@@ -239,7 +246,7 @@ func (r CaseResult) Pass() bool { return len(r.Problems) == 0 }
 // judge) and its grants held in memory, at time now.
 func (p *Policy) RunCase(ctx context.Context, c Case, now time.Time) (CaseResult, error) {
 	req := Request{Script: c.Command, Cwd: c.Cwd, Home: c.Home, Workspace: c.Workspace,
-		Channel: c.Channel, Sender: c.Sender, Session: c.Session, Reason: c.Reason, Context: c.Context, Now: now}
+		Channel: c.Channel, Sender: c.Sender, Session: c.Session, Reason: c.Reason, Context: c.Context, Scope: c.Scope, Now: now}
 	if req.Cwd == "" {
 		req.Cwd = ExampleCwd
 	}

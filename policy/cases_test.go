@@ -78,11 +78,49 @@ func TestParseCasesErrors(t *testing.T) {
 		{"cases:\n  - {command: ls, want: allow, grants: [{capability: fs:delete, target: /x}]}\n", `c.yaml:2:54: capability "fs:delete" is not in the registry`},
 		{"cases:\n  - {command: ls, want: allow, cwd: relative}\n", `c.yaml:2:37: cwd "relative" must be an absolute path`},
 		{"cases:\n  - {command: ls, want: allow, decided_by: luck}\n", `c.yaml:2:44: unknown stage "luck"`},
+		{"cases:\n  - {command: ls, want: allow, scope: [1]}\n", `c.yaml:2:39: scope must be a mapping`},
+		{"cases:\n  - {command: ls, want: allow, context: x}\n", `c.yaml:2:41: context must be a mapping`},
 	}
 	for _, tc := range cases {
 		_, err := ParseCases("c.yaml", []byte(tc.src))
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+// TestCasesCarryContextAndScope: a case's context and scope reach the
+// fields context.* and scope.*, nested to any depth, so rules over them
+// can be tested with `mnemos policy test`.
+func TestCasesCarryContextAndScope(t *testing.T) {
+	p := mustParse(t, `rules:
+  - name: big amounts
+    action: deny
+    conditions:
+      scope.payment.amount: {greater_than: 1000}
+  - name: urgent tickets
+    action: allow
+    conditions:
+      command: {equals: make}
+      context.ticket.meta.priority: {greater_than: 5}
+`)
+	cases, err := ParseCases("c.yaml", []byte(`cases:
+  - {command: ls, scope: {payment: {amount: 5000}}, want: deny, rule: big amounts}
+  - {command: ls, scope: {payment: {amount: 50}}, want: ask, rule: ""}
+  - {command: make, context: {ticket: {meta: {priority: 9}}}, want: allow, rule: urgent tickets}
+  - {command: make, context: {ticket: {meta: {priority: "9"}}}, want: ask, rule: ""}
+  - {command: make, want: ask, rule: ""}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		res, err := p.RunCase(context.Background(), c, time.Unix(1e9, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Pass() {
+			t.Errorf("line %d: %s", c.Pos.Line, strings.Join(res.Problems, ", "))
 		}
 	}
 }
