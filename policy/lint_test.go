@@ -13,6 +13,7 @@ allow:
   - {name: c, conditions: {command: {is: x}}}
 deny:
   - {name: b, command: {argv_prefix: [rm]}}
+  - {name: a, command: {argv_prefix: [rm, -r]}}
 judge: {threshold: 2}
 `
 	var got []string
@@ -24,7 +25,8 @@ judge: {threshold: 2}
 		`p.yaml:3:45: unknown key "colour" in rule (want ` + ruleKeys + `)`,
 		`p.yaml:5:38: unknown operator "is" (want equals, not_equals, starts_with, ends_with, matches, less_than, greater_than, in or not_in)`,
 		`p.yaml:7:5: duplicate rule name "b" (first at line 4)`,
-		`p.yaml:8:20: threshold 2 must be within [0, 1]`,
+		`p.yaml:8:5: duplicate rule name "a" (first at line 3)`,
+		`p.yaml:9:20: threshold 2 must be within [0, 1]`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -64,6 +64,9 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 			all = append(all, &p.Profiles[i].Rules[j])
 		}
 	}
+	for i := range d.failed {
+		all = append(all, &d.failed[i])
+	}
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i].Pos, all[j].Pos
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
@@ -113,6 +116,9 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 type decoder struct {
 	file string
 	errs []*Error
+	// failed are the rules rejected with an error that got as far as a
+	// name, for the duplicate-name check.
+	failed []Rule
 }
 
 // sorted returns the errors in file order, one per position (the first
@@ -445,6 +451,11 @@ func (d *decoder) ruleList(n *yaml.Node, action *Outcome) []Rule {
 		r, err := d.rule(item, action)
 		if err != nil {
 			d.errs = append(d.errs, err)
+			if r.Name != "" {
+				// Its name still counts, so a duplicate is reported now
+				// rather than once this error is fixed.
+				d.failed = append(d.failed, r)
+			}
 			continue
 		}
 		out = append(out, r)
