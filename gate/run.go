@@ -377,13 +377,35 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 	if err != nil {
 		se := &SandboxError{Err: err}
 		var ge *sandbox.GrantError
-		if errors.As(err, &ge) && ge.Policy {
-			se.Hint = "remove " + ge.Path + " from the policy's sandbox section: the sandbox never grants the home directory whole, mnemos's own files or your secrets, nor a directory that holds them"
+		if errors.As(err, &ge) {
+			se.Hint = grantHint(ge)
 		}
 		return sb, se
 	}
 	sb.spec = spec
 	return sb, nil
+}
+
+// grantHint says what to change when DefaultSpec refuses a grant: the
+// policy's path, the working directory, or where mnemos, the home
+// directory or TMPDIR live. "" leaves the hint to the caller.
+func grantHint(ge *sandbox.GrantError) string {
+	const never = "the sandbox never grants the home directory whole, mnemos's own files or your secrets, nor a directory that holds them"
+	switch {
+	case ge.Policy:
+		return "remove " + ge.Path + " from the policy's sandbox section: " + never
+	case ge.What == "workspace" && ge.Reaches == sandbox.ReachesHome:
+		return "run mnemos from a project directory: the sandbox never grants your whole home directory"
+	case ge.What == "workspace":
+		return "run mnemos from a project directory that neither holds nor lies inside " + ge.Conflict + ": " + never
+	case ge.What == "temp directory" && ge.Reaches == sandbox.ReachesProtected && ge.Path == "/tmp":
+		return "keep mnemos's configuration and state out of /tmp (set MNEMOS_HOME or --home to a directory such as ~/.config/mnemos): every sandboxed command may write /tmp"
+	case ge.What == "temp directory" && ge.Path == "/tmp":
+		return "keep your home directory out of /tmp (" + ge.Conflict + " is under it): every sandboxed command may write /tmp"
+	case ge.What == "temp directory":
+		return "set TMPDIR to a directory that neither holds nor lies inside " + ge.Conflict + ", such as /tmp: every sandboxed command may write TMPDIR"
+	}
+	return ""
 }
 
 // requestSandbox combines the sandbox of the request from the configured
@@ -801,10 +823,10 @@ func (e *StartError) Unwrap() error { return e.Err }
 type SandboxError struct {
 	Status sandbox.Status
 	Err    error
-	// Hint says what to change when the policy caused the refusal (a
-	// sandbox path it may not grant, required: true, TCP limits an old
-	// kernel cannot enforce); "" when --require-sandbox or the working
-	// directory did.
+	// Hint says what to change: a sandbox path the policy may not grant,
+	// required: true or TCP limits an old kernel cannot enforce, a working
+	// directory, TMPDIR or mnemos's own directory the sandbox may not
+	// grant; "" when --require-sandbox caused the refusal.
 	Hint string
 }
 

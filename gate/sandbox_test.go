@@ -243,6 +243,47 @@ func TestSandboxErrorHints(t *testing.T) {
 	}
 }
 
+// TestSandboxGrantHints pins the hint after DefaultSpec refuses a grant:
+// it names what to move or change, not only the working directory.
+func TestSandboxGrantHints(t *testing.T) {
+	const home = "/home/u"
+	tests := []struct {
+		name string
+		edit func(*sandbox.Options)
+		want string
+	}{
+		{"mnemos under /tmp", func(o *sandbox.Options) { o.Protected = []string{"/tmp/mn", "/tmp/mn/policy.yaml"} },
+			"keep mnemos's configuration and state out of /tmp (set MNEMOS_HOME or --home"},
+		{"home under /tmp", func(o *sandbox.Options) { o.Home = "/tmp/u" },
+			"keep your home directory out of /tmp (/tmp/u is under it)"},
+		{"TMPDIR inside mnemos's state", func(o *sandbox.Options) {
+			o.TempDirs, o.Protected = []string{"/var/lib/mn/tmp", "/tmp"}, []string{"/var/lib/mn"}
+		}, "set TMPDIR to a directory that neither holds nor lies inside /var/lib/mn"},
+		{"workspace is home", func(o *sandbox.Options) { o.Workspace = home },
+			"run mnemos from a project directory: the sandbox never grants your whole home directory"},
+		{"workspace holds a secret", func(o *sandbox.Options) { o.Workspace = home + "/.config" },
+			"run mnemos from a project directory that neither holds nor lies inside /home/u/.config/gcloud"},
+		{"policy path", func(o *sandbox.Options) { o.ExtraWrite = []string{home} },
+			"remove /home/u from the policy's sandbox section"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := sandbox.Options{Workspace: "/srv/ws", Home: home, TempDirs: []string{"/tmp"},
+				Protected: []string{"/var/lib/mn"}, Caches: []string{}, HomeRead: []string{}, HomeExec: []string{}}
+			tt.edit(&o)
+			o.Secrets = sandbox.DefaultSecrets(o.Home)
+			_, err := sandbox.DefaultSpec(o)
+			var ge *sandbox.GrantError
+			if !errors.As(err, &ge) {
+				t.Fatalf("DefaultSpec: %v, want a GrantError", err)
+			}
+			if got := grantHint(ge); !strings.Contains(got, tt.want) {
+				t.Errorf("hint %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestNamedNeeds pins what the hint after a failure looks at.
 func TestNamedNeeds(t *testing.T) {
 	f := newSandboxFixture(t, "rules:"+sandboxRules, "")

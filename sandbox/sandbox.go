@@ -28,7 +28,24 @@ type GrantError struct {
 	Policy bool
 	// Why completes the sentence "the <What> <Path> ...".
 	Why string
+	// Reaches is what the grant would expose: ReachesHome,
+	// ReachesProtected (Options.Protected, mnemos's own files) or
+	// ReachesSecret (Options.Secrets). Conflict is that path, as given.
+	Reaches  Reach
+	Conflict string
 }
+
+// Reach is what a refused grant would expose.
+type Reach int
+
+const (
+	// ReachesHome: the grant is the home directory or holds it.
+	ReachesHome Reach = iota + 1
+	// ReachesProtected: it holds or lies inside mnemos's own files.
+	ReachesProtected
+	// ReachesSecret: it holds or lies inside one of the user's secrets.
+	ReachesSecret
+)
 
 func (e *GrantError) Error() string {
 	return fmt.Sprintf("%v: the %s %s %s", ErrUnsafeGrant, e.What, e.Path, e.Why)

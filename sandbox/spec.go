@@ -152,30 +152,34 @@ func DefaultSpec(o Options) (Spec, error) {
 			return fmt.Errorf("%s %q is not an absolute path", what, p)
 		}
 		fromPolicy := what == "write path" || what == "read path"
-		refuse := func(why string, args ...any) error {
-			return &GrantError{What: what, Path: p, Policy: fromPolicy, Why: fmt.Sprintf(why, args...)}
+		refuse := func(reach Reach, conflict, why string, args ...any) error {
+			return &GrantError{What: what, Path: p, Policy: fromPolicy, Why: fmt.Sprintf(why, args...), Reaches: reach, Conflict: conflict}
 		}
 		real, _ := res.real(p)
 		if home != "" {
 			if within(home, real) {
 				if home == real {
 					if fromPolicy {
-						return refuse("is the home directory, which is never granted whole; name the directories under it the commands need")
+						return refuse(ReachesHome, o.Home, "is the home directory, which is never granted whole; name the directories under it the commands need")
 					}
-					return refuse("is the home directory, which is never granted whole; work in a project directory")
+					return refuse(ReachesHome, o.Home, "is the home directory, which is never granted whole; work in a project directory")
 				}
-				return refuse("holds the home directory %s, which is never granted whole", o.Home)
+				return refuse(ReachesHome, o.Home, "holds the home directory %s, which is never granted whole", o.Home)
 			}
 		}
 		if homeOnly {
 			return nil
 		}
 		for i, d := range realDeny {
+			reach := ReachesSecret
+			if i < len(o.Protected) {
+				reach = ReachesProtected
+			}
 			if within(real, d) {
-				return refuse("is inside %s, which sandboxed commands may not reach", deny[i])
+				return refuse(reach, deny[i], "is inside %s, which sandboxed commands may not reach", deny[i])
 			}
 			if within(d, real) {
-				return refuse("holds %s, which sandboxed commands may not reach", deny[i])
+				return refuse(reach, deny[i], "holds %s, which sandboxed commands may not reach", deny[i])
 			}
 		}
 		return nil
