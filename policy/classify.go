@@ -86,7 +86,15 @@ func isExecVar(name string) bool {
 		"GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT",
 		"LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM", "LESSEDIT", "MANOPT", "SYSTEMD_PAGER",
 		"BAT_PAGER", "BAT_CONFIG_PATH", "DELTA_PAGER", "RIPGREP_CONFIG_PATH",
-		"ACKRC", "ACK_PAGER", "ACK_PAGER_COLOR", "CURL_HOME", "WGETRC", "SUDO_ASKPASS":
+		"ACKRC", "ACK_PAGER", "ACK_PAGER_COLOR", "CURL_HOME", "WGETRC", "SUDO_ASKPASS",
+		// Where git finds its repository and configuration; a config file
+		// names programs to run (core.pager, core.fsmonitor, diff drivers).
+		"GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_PROXY_COMMAND",
+		"GIT_SEQUENCE_EDITOR", "GIT_ATTR_SOURCE",
+		// Where programs look for their configuration: git reads
+		// $HOME/.gitconfig and $XDG_CONFIG_HOME/git/config, bat and less
+		// read theirs there too.
+		"HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS":
 		return true
 	}
 	return strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "BASH_FUNC_")
@@ -1171,6 +1179,38 @@ func recipients(args []shellparse.Word) []string {
 	return out
 }
 
+// inBareRepo reports a working directory inside a directory named like a
+// bare repository (NAME.git, other than a work tree's own .git), where
+// git would use that repository and its config.
+func inBareRepo(pl Place) bool {
+	for _, d := range pl.Dirs {
+		for _, part := range strings.Split(d, "/") {
+			if len(part) > len(".git") && strings.HasSuffix(part, ".git") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitGrepPager reports a bundle of git grep's short options that
+// includes -O[PAGER], which opens the matching files in PAGER (a program):
+// -nO./x is -n then -O./x. Letters that take a value end the bundle.
+func gitGrepPager(v string) bool {
+	if len(v) < 2 || v[0] != '-' || v[1] == '-' {
+		return false
+	}
+	for _, r := range v[1:] {
+		switch r {
+		case 'O':
+			return true
+		case 'e', 'f', 'A', 'B', 'C', 'm':
+			return false
+		}
+	}
+	return false
+}
+
 // classifyGit maps git subcommands: reading the repository is fs:read of the
 // working directory, changing it is fs:write, talking to remotes adds
 // network:http, and anything that can run configured commands (-c, aliases,
@@ -1188,6 +1228,12 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 			// Changes which repository git works on; treat as unknown code.
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			i++
+			continue
+		}
+		if strings.HasPrefix(v, "--git-dir=") || strings.HasPrefix(v, "--work-tree=") || strings.HasPrefix(v, "--namespace=") {
+			// The same, written as one word: another repository's config
+			// names the programs git runs.
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			continue
 		}
 		if v == "-c" || strings.HasPrefix(v, "--config-env") || strings.HasPrefix(v, "--exec-path") {
@@ -1208,6 +1254,13 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		rest = args[i+1:]
 	}
 	here := shellparse.Word{Value: "."}
+	if inBareRepo(pl) {
+		// A bare repository committed inside the workspace (vendor/x.git)
+		// brings its own config, and git finds it from there: core.pager,
+		// core.fsmonitor and the like then run whatever it names.
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		c.Verb = "run"
+	}
 	var outputs []shellparse.Word
 	for j := 0; j < len(rest); j++ {
 		w := rest[j]
@@ -1226,7 +1279,8 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		}
 		if strings.HasPrefix(v, "--output") || strings.HasPrefix(v, "--upload-pack") ||
 			strings.HasPrefix(v, "--receive-pack") || strings.HasPrefix(v, "--exec") ||
-			v == "--ext-diff" || strings.HasPrefix(v, "--open-files-in-pager") || v == "-O" {
+			v == "--ext-diff" || strings.HasPrefix(v, "--open-files-in-pager") || strings.HasPrefix(v, "-O") ||
+			(sub == "grep" && gitGrepPager(v)) {
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			c.Verb = "run"
 			return
