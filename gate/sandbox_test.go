@@ -203,8 +203,8 @@ func TestSandboxFromPolicy(t *testing.T) {
 				}
 			}
 			for _, p := range w.read {
-				if !slices.Contains(s.ReadOnly, f.replacer.Replace(p)) {
-					t.Errorf("read %q lacks %s", s.ReadOnly, f.replacer.Replace(p))
+				if !slices.Contains(s.ReadExec, f.replacer.Replace(p)) {
+					t.Errorf("read %q lacks %s", s.ReadExec, f.replacer.Replace(p))
 				}
 			}
 			if s.Network != w.network || !slices.Equal(s.ConnectPorts, w.ports) || !slices.Equal(s.BindPorts, w.bind) {
@@ -405,6 +405,48 @@ func TestRunPolicyWriteAndHint(t *testing.T) {
 		if k == "run.started" && !strings.Contains(fmt.Sprint(f.audit.events[i]["sandbox"]), "policy_write=["+f.out+"]") {
 			t.Errorf("run.started sandbox %v lacks the policy's write path", f.audit.events[i]["sandbox"])
 		}
+	}
+}
+
+// TestRunPolicyReadRunsPrograms: a program outside every grant does not
+// start, and the hint names the policy line that lets it run; the
+// policy's read path then lets commands run programs there.
+func TestRunPolicyReadRunsPrograms(t *testing.T) {
+	requireLandlock(t, 1)
+	prog := "$OUT/bin/prog"
+	rules := "rules:" + sandboxRules + "  - {name: prog, action: allow, command: {argv_prefix: [" + prog + "]}}\n"
+	f := newSandboxFixture(t, rules, "")
+	bin, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(f.out, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.out, "bin", "prog"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.g.Run(context.Background(), f.req(prog), Stdio{}, RunOptions{})
+	var se *StartError
+	if !errors.As(err, &se) || res.ExitCode != 127 {
+		t.Fatalf("a program outside the sandbox: exit %d, %v; want a StartError", res.ExitCode, err)
+	}
+	if want := "add `sandbox: {read: [" + f.out + "/bin/prog]}` to the policy to let commands read and run it"; !strings.Contains(se.Hint, want) {
+		t.Errorf("hint %q, want it to contain %q", se.Hint, want)
+	}
+	f = newSandboxFixture(t, "sandbox: {read: [$OUT/bin]}\n"+rules, "")
+	if err := os.MkdirAll(filepath.Join(f.out, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.out, "bin", "prog"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if res, stderr := f.run(t, prog); res.ExitCode != 0 {
+		t.Errorf("a program in the policy's read path: exit %d: %s", res.ExitCode, stderr)
+	}
+	// Reading does not let it change anything there.
+	if res, _ := f.run(t, "touch", "$OUT/bin/new"); res.ExitCode == 0 || fileExists(filepath.Join(f.out, "bin", "new")) {
+		t.Error("touch in the policy's read path succeeded")
 	}
 }
 

@@ -26,6 +26,9 @@ type Options struct {
 	// DefaultHomeExec(Home).
 	HomeExec []string
 	// ExtraRead and ExtraWrite come from the policy's sandbox section.
+	// ExtraRead is granted read and execute: a command that may read a
+	// program could copy it to the workspace and run it there anyway, and
+	// a program the policy lets commands read should be one they can run.
 	ExtraRead  []string
 	ExtraWrite []string
 	// Protected are mnemos's own configuration and state; Secrets are the
@@ -208,8 +211,8 @@ func DefaultSpec(o Options) (Spec, error) {
 		return existing(def(o.Home))
 	}
 	s := Spec{
-		ReadExec:     slices.Concat(existing(systemReadExec()), orDefault(o.HomeExec, DefaultHomeExec)),
-		ReadOnly:     slices.Concat(existing(systemReadOnly()), orDefault(o.HomeRead, DefaultHomeRead), o.ExtraRead),
+		ReadExec:     slices.Concat(existing(systemReadExec()), orDefault(o.HomeExec, DefaultHomeExec), o.ExtraRead),
+		ReadOnly:     slices.Concat(existing(systemReadOnly()), orDefault(o.HomeRead, DefaultHomeRead)),
 		ReadWrite:    slices.Concat([]string{o.Workspace}, o.TempDirs, orDefault(o.Caches, DefaultCaches), o.ExtraWrite),
 		Devices:      existing(devices()),
 		Terminals:    existing(terminals()),
@@ -286,7 +289,7 @@ func DeniedHint(s Spec, path string) string {
 	if res.grants(real, slices.Concat(s.ReadExec, s.ReadOnly, s.Devices, s.Terminals)) {
 		return fmt.Sprintf("%s is read-only in the sandbox; to let commands change it, add `sandbox: {write: [%s]}` to the policy", path, target)
 	}
-	return fmt.Sprintf("%s is outside every directory the sandbox grants; add `sandbox: {read: [%s]}` to the policy to let commands read it, or `sandbox: {write: [%s]}` to let them change it", path, target, target)
+	return fmt.Sprintf("%s is outside every directory the sandbox grants; add `sandbox: {read: [%s]}` to the policy to let commands read and run it, or `sandbox: {write: [%s]}` to let them change it", path, target, target)
 }
 
 // grants reports whether real lies beneath one of the granted paths.

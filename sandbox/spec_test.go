@@ -123,8 +123,8 @@ func TestDefaultSpec(t *testing.T) {
 		hasnt []string
 	}{
 		{"read-write", s.ReadWrite, []string{ws, root + "/tmp", home + "/.cache", home + "/go"}, []string{home + "/.npm", home}},
-		{"read-exec", s.ReadExec, []string{"/usr", "/etc", home + "/.local/bin"}, []string{home + "/.nvm", "/dev"}},
-		{"read-only", s.ReadOnly, []string{"/proc", home + "/.gitconfig", missing}, []string{home + "/.config/git"}},
+		{"read-exec", s.ReadExec, []string{"/usr", "/etc", home + "/.local/bin", missing}, []string{home + "/.nvm", "/dev"}},
+		{"read-only", s.ReadOnly, []string{"/proc", home + "/.gitconfig"}, []string{home + "/.config/git", missing}},
 		{"devices", s.Devices, []string{"/dev/null", "/dev/urandom"}, []string{"/dev/sda", "/dev/mem"}},
 		{"deny", s.Deny, []string{home + "/.config/mnemos"}, nil},
 	}
