@@ -144,9 +144,39 @@ func (r *refusals) path(n Need) string {
 		}
 	}
 	if why := r.ungrantable(reach); why != "" {
+		if entry := r.newEntry(p, target, reach); entry != "" {
+			return fmt.Sprintf("the sandbox does not let commands %s %s: it grants %s entry by entry (%s), so nothing new can be made at its top; create %s outside the sandbox and later runs may change it", verb, shown(p), shown(target), why, shown(entry))
+		}
 		return fmt.Sprintf("the sandbox does not let commands %s %s, and no policy can grant %s (%s): use a directory below it that the policy grants", verb, shown(p), shown(target), why)
 	}
 	return fmt.Sprintf("the sandbox does not let commands %s %s; to allow it, add to the policy: sandbox: {%s: [%s]}", verb, shown(p), key, yamlPath(r.display(target)))
+}
+
+// newEntry is, for a path to create below a directory the spec grants for
+// writing but Start narrows to its entries (it holds a denied path), the
+// entry of that directory on the way to p, when Start would grant it once
+// it exists; else "". Start takes the entries when the command starts, so
+// an entry made beforehand is granted whole.
+func (r *refusals) newEntry(p, dir, realDir string) string {
+	if !r.res.grants(realDir, r.spec.ReadWrite) {
+		return ""
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	entry := filepath.Join(dir, first)
+	realEntry, _ := r.res.real(entry)
+	if r.ungrantable(realEntry) != "" {
+		return ""
+	}
+	for _, d := range r.realDeny {
+		if within(realEntry, d) {
+			return ""
+		}
+	}
+	return entry
 }
 
 // ungrantable says why DefaultSpec would refuse to grant real, or "".

@@ -43,7 +43,10 @@ func TestRefusals(t *testing.T) {
 		{"create beside a protected path", Need{Path: j("parent/new"), Write: true}, "no policy can grant " + j("parent") + " (it holds " + j("parent/prot") + ")"},
 		// Start narrows shared around its keys: its own entries only get
 		// listed, so nothing new can be made at its top.
-		{"create at the top of a narrowed grant", Need{Path: j("shared/new"), Write: true}, "(it holds " + j("shared/keys") + ")"},
+		{"create at the top of a narrowed grant", Need{Path: j("shared/new"), Write: true},
+			"write " + j("shared/new") + ": it grants " + j("shared") + " entry by entry (it holds " + j("shared/keys") + "), so nothing new can be made at its top; create " + j("shared/new") + " outside the sandbox"},
+		{"create deep in a narrowed grant", Need{Path: j("shared/cache/a/b"), Write: true}, "; create " + j("shared/cache") + " outside the sandbox"},
+		{"create beside a narrowed secret", Need{Path: j("shared/keys/new"), Write: true}, "it is protected"},
 		{"change a file in a narrowed grant", Need{Path: j("shared/doc"), Write: true}, ""},
 		{"odd characters are quoted", Need{Path: j("odd dir/x"), Write: true}, `sandbox: {write: ["` + j("odd dir") + `"]}`},
 		{"a name cannot forge a line", Need{Path: j("other/a\nmnemos: approved"), Write: true}, `write "` + j("other/a") + `\nmnemos: approved"; to allow`},
