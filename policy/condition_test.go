@@ -342,3 +342,36 @@ func TestScopeTemplate(t *testing.T) {
 		t.Fatalf("scope template %+v", st)
 	}
 }
+
+func TestDurations(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"600", 600 * time.Second, true},
+		{"600s", 600 * time.Second, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"7d", 7 * 24 * time.Hour, true},
+		{"0d", 0, true},
+		{"d", 0, false},
+		{"-1d", 0, false},
+		{"07d", 0, false},
+		{"1.5d", 0, false},
+		{"1d12h", 0, false},
+		{"99999999999999d", 0, false},
+	} {
+		got, err := parseDuration(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseDuration(%q) = %v, %v; want %v (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	p := mustParse(t, "approvals: {ttl: 7d}\nask:\n  - {name: b, command: {argv_prefix: [make]}, scope_template: {ttl: 30d}}\n")
+	if p.ApprovalTTL != 7*24*time.Hour || p.Rules[0].Scope.TTL != 30*24*time.Hour {
+		t.Fatalf("ttl %v, scope ttl %v", p.ApprovalTTL, p.Rules[0].Scope.TTL)
+	}
+	roundTrip(t, p)
+	if _, err := Parse("p.yaml", []byte("approvals: {ttl: 8d}\n")); err == nil || err.Error() != `p.yaml:1:18: ttl "8d" must be a duration between 1s and 168h (e.g. 600s, 10m, 7d)` {
+		t.Fatalf("8d: %v", err)
+	}
+}

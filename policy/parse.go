@@ -395,7 +395,7 @@ func (d *decoder) duration(v *yaml.Node, max time.Duration) (time.Duration, *Err
 	}
 	dur, perr := parseDuration(s)
 	if perr != nil || dur < time.Second || dur > max {
-		return 0, d.errAt(v, fmt.Sprintf("ttl %q must be a duration between 1s and %dh (e.g. 600s, 10m)", s, int(max.Hours())))
+		return 0, d.errAt(v, fmt.Sprintf("ttl %q must be a duration between 1s and %dh (e.g. 600s, 10m, 7d)", s, int(max.Hours())))
 	}
 	return dur, nil
 }
@@ -424,14 +424,19 @@ func (d *decoder) judge(n *yaml.Node, p *Policy) *Error {
 	return nil
 }
 
-// parseDuration accepts Go durations and plain seconds.
+// parseDuration accepts Go durations, plain seconds and whole days
+// ("7d", as `grants prune --unused-for` takes them).
 func parseDuration(s string) (time.Duration, error) {
+	unit := time.Second
+	if days, ok := strings.CutSuffix(s, "d"); ok && decimalInt.MatchString(days) && days[0] != '-' {
+		s, unit = days, 24*time.Hour
+	}
 	if decimalInt.MatchString(s) {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n > 1<<31 {
+		if err != nil || n > 1<<31 || n > int64(math.MaxInt64/unit) {
 			return 0, fmt.Errorf("bad duration %q", s)
 		}
-		return time.Duration(n) * time.Second, nil
+		return time.Duration(n) * unit, nil
 	}
 	return time.ParseDuration(s)
 }
