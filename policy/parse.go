@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -155,9 +156,24 @@ func (d *decoder) document(data []byte) (*yaml.Node, *Error) {
 	if bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}) {
 		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "byte order mark at start of file; save the file as UTF-8 without BOM"}
 	}
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8 without BOM"}
+	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		line, col := lineCol(data, i)
-		return nil, &Error{File: d.file, Line: line, Col: col, Msg: "NUL byte in policy file"}
+		return nil, &Error{File: d.file, Line: line, Col: col, Msg: "NUL byte in policy file; a policy is UTF-8 text: remove the byte (or save the file as UTF-8)"}
+	}
+	if !utf8.Valid(data) {
+		i := 0
+		for i < len(data) {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			i += size
+		}
+		line, col := lineCol(data, i)
+		return nil, &Error{File: d.file, Line: line, Col: col, Msg: fmt.Sprintf("byte 0x%02x is not valid UTF-8; save the file as UTF-8", data[i])}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -899,8 +915,10 @@ func yamlError(file string, err error) *Error {
 	return &Error{File: file, Line: 1, Col: 1, Msg: "invalid YAML: " + msg}
 }
 
+// lineCol is the line and column (in characters, as the YAML decoder
+// counts them) of byte offset off.
 func lineCol(data []byte, off int) (int, int) {
 	line := 1 + bytes.Count(data[:off], []byte{'\n'})
-	col := off - bytes.LastIndexByte(data[:off], '\n')
+	col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
 	return line, col
 }
