@@ -140,11 +140,11 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		if se := (*SandboxError)(nil); errors.As(err, &se) {
 			se.Status = status
 		}
-		return -1, "", err
+		return -1, "", g.refused(ctx, req, sb, status, err)
 	}
 	spec := sb.spec
 	if spec.Required && !status.Enforceable() {
-		return -1, "", &SandboxError{Status: status, Err: sandbox.ErrUnenforceable, Hint: sb.unenforceableHint(status)}
+		return -1, "", g.refused(ctx, req, sb, status, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable, Hint: sb.unenforceableHint(status)})
 	}
 	// Signals sent to mnemos from here on reach the command (or, before it
 	// starts, wait for it), so mnemos always records run.finished.
@@ -230,6 +230,24 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		return 127, "", &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
 	}
 	return code, hintLines(refused), nil
+}
+
+// refused records run.refused for an allowed command that was not started
+// because its sandbox could not be built or enforced, so that the audit
+// log does not end at an allow decision, and returns err (or the audit
+// log's error, which stops everything).
+func (g *Gate) refused(ctx context.Context, req Request, sb runSandbox, st sandbox.Status, err error) error {
+	required := sb.requiredBy
+	if aerr := g.cfg.Audit.Append(context.WithoutCancel(ctx), "run.refused",
+		slog.Any("argv", req.Argv), slog.String("cwd", req.Cwd),
+		slog.String("channel", req.Channel), slog.String("sender", req.Sender),
+		slog.String("error", err.Error()),
+		slog.Group("sandbox", slog.Int("landlock_abi", st.ABI), slog.Bool("enforceable", st.Enforceable()),
+			slog.String("required_by", required), slog.String("note", st.Note())),
+	); aerr != nil {
+		return aerr
+	}
+	return err
 }
 
 // earlySandbox is the sandbox of a request worked out while its decision

@@ -284,6 +284,32 @@ func TestSandboxGrantHints(t *testing.T) {
 	}
 }
 
+// TestRunRefusedIsRecorded: an allowed command refused because the
+// sandbox cannot be enforced does not start, and the audit log says why
+// after the allow decision.
+func TestRunRefusedIsRecorded(t *testing.T) {
+	f := newSandboxFixture(t, "rules:"+sandboxRules, "")
+	f.g.cfg.Probe = func() sandbox.Status { return sandbox.Status{}.WithABI(0) }
+	res, err := f.g.Run(context.Background(), f.req("touch", "$ROOT/ws/made"), Stdio{}, RunOptions{RequireSandbox: true})
+	var se *SandboxError
+	if !errors.As(err, &se) || !errors.Is(err, sandbox.ErrUnenforceable) || res.Ran {
+		t.Fatalf("Run: ran %v, %v; want an unenforceable SandboxError", res.Ran, err)
+	}
+	if fileExists(filepath.Join(f.ws, "made")) {
+		t.Fatal("the command ran")
+	}
+	if n := len(f.audit.kinds); n == 0 || f.audit.kinds[n-1] != "run.refused" || slices.Contains(f.audit.kinds, "run.started") {
+		t.Fatalf("audit kinds %q, want run.refused last and no run.started", f.audit.kinds)
+	}
+	ev := f.audit.events[len(f.audit.events)-1]
+	if got := fmt.Sprint(ev["sandbox"]); !strings.Contains(got, "landlock_abi=0") || !strings.Contains(got, "required_by=--require-sandbox") {
+		t.Errorf("run.refused sandbox %s", got)
+	}
+	if !strings.Contains(fmt.Sprint(ev["error"]), "cannot be enforced") {
+		t.Errorf("run.refused error %v", ev["error"])
+	}
+}
+
 // TestNamedNeeds pins what the hint after a failure looks at.
 func TestNamedNeeds(t *testing.T) {
 	f := newSandboxFixture(t, "rules:"+sandboxRules, "")
