@@ -277,6 +277,14 @@ func TestSecurityLimitsRefuseNeverTruncate(t *testing.T) {
 		{name: "arithmetic depth", src: "echo $((" + nest("(", "1", ")", 70) + "))", what: "depth"},
 		{name: "arithmetic depth hiding a command", src: "echo $((" + nest("(", "$(rm -rf /)", ")", 10_000) + "))", what: "depth"},
 		{name: "arithmetic value depth", src: arithChain(20), what: "depth"},
+		// A value that doubles at every step is a terabyte after forty.
+		{name: "doubling variable", src: "x=aaaaaaaa; " + strings.Repeat("x=$x$x; ", 40) + "rm -rf $x", what: "expanded"},
+		{name: "doubling append", src: "x=aaaaaaaa; " + strings.Repeat("x+=$x; ", 40) + "echo $x", what: "expanded"},
+		{name: "doubling array", src: "a=(a b); " + strings.Repeat(`a=("${a[@]}" "${a[@]}"); `, 40) + `"${a[@]}"`, what: "expanded"},
+		{name: "doubling replacement", src: "x=aaaaaaaa; " + strings.Repeat("x=${x//a/aa}; ", 40) + "echo $x", what: "expanded"},
+		{name: "doubling here-string", src: "x=aaaaaaaa; " + strings.Repeat(`read x <<< "$x$x"; `, 40) + "echo $x", what: "expanded"},
+		{name: "doubling substitution", src: "x=aaaaaaaa; " + strings.Repeat("x=$(echo $x$x); ", 40) + "echo $x", what: "expanded"},
+		{name: "doubling positional", src: "set -- aaaaaaaa; " + strings.Repeat(`set -- "$1$1"; `, 40) + "echo $1", what: "expanded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,7 +17,9 @@ import (
 type LimitError struct {
 	// What is "bytes", "words", "depth", "expansion" (the work needed to
 	// expand functions, loops and aliases, bounded in proportion to
-	// MaxArgs) or "definitions" (functions or aliases defined).
+	// MaxArgs), "expanded" (the bytes that variables expand to, bounded
+	// in proportion to MaxBytes: x=$x$x doubles at every step) or
+	// "definitions" (functions or aliases defined).
 	What string
 	Max  int
 }
@@ -32,6 +34,8 @@ func (e *LimitError) Error() string {
 		return "input nests deeper than the limit of " + strconv.Itoa(e.Max)
 	case "definitions":
 		return "input defines more than " + strconv.Itoa(e.Max) + " functions or aliases"
+	case "expanded":
+		return "input's variables expand to more than " + strconv.Itoa(e.Max) + " bytes"
 	}
 	return "input needs more than " + strconv.Itoa(e.Max) + " expansion steps"
 }
@@ -168,6 +172,10 @@ type walker struct {
 	words    int
 	work     int
 	maxWork  int
+	// expanded counts the bytes that known variables expanded to, against
+	// maxExpanded.
+	expanded    int
+	maxExpanded int
 
 	ctx      []string
 	ctxBuf   [8]string // ctx's first array
@@ -211,6 +219,9 @@ func newWalker(env Env, lim Limits) *walker {
 		lim:     lim,
 		env:     env,
 		maxWork: 6 * lim.MaxArgs,
+		// Four times the input: room for variables used a few times each,
+		// none for a value that doubles at every assignment.
+		maxExpanded: 4 * lim.MaxBytes,
 	}
 	w.ctx = w.ctxBuf[:0]
 	return w
@@ -322,6 +333,14 @@ func (w *walker) tick() {
 	w.work++
 	if w.work > w.maxWork {
 		w.fail(&LimitError{What: "expansion", Max: w.maxWork})
+	}
+}
+
+// grow counts n bytes of expanded variable values.
+func (w *walker) grow(n int) {
+	w.expanded += n
+	if w.expanded > w.maxExpanded {
+		w.fail(&LimitError{What: "expanded", Max: w.maxExpanded})
 	}
 }
 

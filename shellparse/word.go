@@ -732,6 +732,12 @@ func (w *walker) paramSegs(st *state, pe *syntax.ParamExp, quoted bool, out []se
 	if !r.known {
 		return append(out, seg{dyn: true, src: w.source(pe)})
 	}
+	// An element costs more than its bytes: each becomes a field.
+	n := len(r.str) + 16*len(r.list)
+	for _, e := range r.list {
+		n += len(e)
+	}
+	w.grow(n)
 	if r.isList {
 		if quoted && r.star {
 			return append(out, seg{s: strings.Join(r.list, ifsJoiner(st)), quoted: true})
