@@ -1317,7 +1317,9 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		// Listing forms read; anything with further words may change state.
 		c.Verb, c.Reversibility = "read", "reversible"
 		c.add(pl, FSRead, here)
-		if len(rest) > 0 && !(sub == "branch" && onlyFlags(rest, "-a", "-r", "-v", "-vv", "--list", "--all", "--show-current")) &&
+		// A bare git stash is git stash push: it takes the changes out
+		// of the work tree.
+		if (len(rest) > 0 || sub == "stash") && !(sub == "branch" && onlyFlags(rest, "-a", "-r", "-v", "-vv", "--list", "--all", "--show-current")) &&
 			!(sub == "remote" && onlyFlags(rest, "-v")) && !(sub == "tag" && onlyFlags(rest, "-l", "--list")) &&
 			!(sub == "stash" && len(rest) == 1 && rest[0].Value == "list") {
 			c.Verb, c.Reversibility = "change the repository", "partial"
