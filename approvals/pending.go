@@ -166,12 +166,22 @@ type KeyInput struct {
 	Cwd     string   `json:"cwd"`
 	Argv    []string `json:"argv"`
 	Script  string   `json:"script"`
+	// Context and Scope are the caller's fields for policy conditions;
+	// absent ones leave the key as it was without them.
+	Context map[string]any `json:"context,omitempty"`
+	Scope   map[string]any `json:"scope,omitempty"`
 }
 
 // RequestKey returns the hex SHA-256 of an unambiguous encoding of k. Two
 // requests share a key only when every field is equal.
 func RequestKey(k KeyInput) string {
-	b, _ := json.Marshal(k) // strings and a slice of strings cannot fail
+	b, err := json.Marshal(k)
+	if err != nil {
+		// Only a value JSON cannot hold (a NaN, a channel) fails; such a
+		// request gets a key no other request shares, so no ticket or
+		// pending approval is ever matched to it.
+		b = []byte(fmt.Sprintf("unencodable %p %v", &k, err))
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

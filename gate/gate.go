@@ -120,8 +120,14 @@ type Request struct {
 	Channel string        `json:"channel"`
 	Sender  string        `json:"sender"`
 	Session string        `json:"session,omitempty"`
-	// Reason is the agent's stated intent (given to the judge).
+	// Reason is the agent's stated intent (given to the judge, and
+	// context.reason to policy conditions).
 	Reason string `json:"reason,omitempty"`
+	// Context and Scope are the caller's context.* and scope.* fields for
+	// policy conditions. They bind an approval like the command does: a
+	// ticket approved with one context is not spent with another.
+	Context map[string]any `json:"context,omitempty"`
+	Scope   map[string]any `json:"scope,omitempty"`
 }
 
 // Identity returns the requester.
@@ -131,7 +137,8 @@ func (r Request) Identity() approvals.Identity {
 
 // Key binds approvals and tickets to this exact request.
 func (r Request) Key() string {
-	return approvals.RequestKey(approvals.KeyInput{Channel: r.Channel, Sender: r.Sender, Cwd: r.Cwd, Argv: r.Argv})
+	return approvals.RequestKey(approvals.KeyInput{Channel: r.Channel, Sender: r.Sender, Cwd: r.Cwd, Argv: r.Argv,
+		Context: r.Context, Scope: r.Scope})
 }
 
 // CommandDecision is the verdict on one simple command.
@@ -316,7 +323,8 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			cd.Reason = "guard: " + hit.Reason
 		} else {
 			in := policy.Input{Command: cmd, Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
-				Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason, Now: now}
+				Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
+				Context: req.Context, Scope: req.Scope, Now: now}
 			res, err := evaluate(ctx, g.cfg.Policy, in, grants, &cd, explain)
 			if err != nil {
 				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
@@ -443,6 +451,12 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 	}
 	if req.Session != "" {
 		attrs = append(attrs, slog.String("session", req.Session))
+	}
+	if req.Context != nil {
+		attrs = append(attrs, slog.Any("context", req.Context))
+	}
+	if req.Scope != nil {
+		attrs = append(attrs, slog.Any("scope", req.Scope))
 	}
 	if dec.Ticket != "" {
 		attrs = append(attrs, slog.String("ticket", dec.Ticket))

@@ -417,13 +417,19 @@ func (a *app) identity() approvals.Identity {
 }
 
 // request builds a gate request for argv in the current directory.
-func (a *app) request(argv []string, reason string) (gate.Request, error) {
+func (a *app) request(argv []string, f RequestFlags) (gate.Request, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return gate.Request{}, fmt.Errorf("cannot read the working directory: %w", err)
 	}
 	id := a.identity()
-	req := gate.Request{Argv: argv, Cwd: cwd, Channel: id.Channel, Sender: id.Sender, Session: a.cli.Session, Reason: reason}
+	req := gate.Request{Argv: argv, Cwd: cwd, Channel: id.Channel, Sender: id.Sender, Session: a.cli.Session, Reason: f.Reason}
+	if req.Context, err = fieldFlags("context", f.Context); err != nil {
+		return req, err
+	}
+	if req.Scope, err = fieldFlags("scope", f.Scope); err != nil {
+		return req, err
+	}
 	if a.cli.Level != "" {
 		l, err := policy.ParseLevel(a.cli.Level)
 		if err != nil {
@@ -441,7 +447,7 @@ func oneLine(s string) string {
 
 // gatedRequest turns the words after "--" into a request and the gate that
 // judges it; usage is the synopsis shown when no command is given.
-func (a *app) gatedRequest(words []string, reason, usage string) (*gate.Gate, gate.Request, error) {
+func (a *app) gatedRequest(words []string, f RequestFlags, usage string) (*gate.Gate, gate.Request, error) {
 	if len(words) > 0 && words[0] == "--" {
 		words = words[1:]
 	}
@@ -452,6 +458,6 @@ func (a *app) gatedRequest(words []string, reason, usage string) (*gate.Gate, ga
 	if err != nil {
 		return nil, gate.Request{}, err
 	}
-	req, err := a.request(words, reason)
+	req, err := a.request(words, f)
 	return g, req, err
 }

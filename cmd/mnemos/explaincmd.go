@@ -11,8 +11,8 @@ import (
 
 // ExplainCmd is mnemos policy explain.
 type ExplainCmd struct {
-	JSON    bool     `name:"json" help:"Print one JSON object: the decision with, for each command, the guard's checks and every rule considered."`
-	Reason  string   `help:"Why the agent would run this command (shown to vaglio's judge)."`
+	JSON bool `name:"json" help:"Print one JSON object: the decision with, for each command, the guard's checks and every rule considered."`
+	RequestFlags
 	Command []string `arg:"" passthrough:"partial" help:"The command to explain, after --."`
 }
 
@@ -20,7 +20,7 @@ type ExplainCmd struct {
 // creates no pending approval; the exit status is the decision's, as for
 // policy check.
 func (c *ExplainCmd) Run(a *app) error {
-	g, req, err := a.gatedRequest(c.Command, c.Reason, "mnemos policy explain -- CMD [ARG...]")
+	g, req, err := a.gatedRequest(c.Command, c.RequestFlags, "mnemos policy explain -- CMD [ARG...]")
 	if err != nil {
 		return err
 	}

@@ -23,16 +23,16 @@ type PolicyCmd struct {
 
 // CheckCmd is mnemos policy check.
 type CheckCmd struct {
-	JSON    bool     `name:"json" help:"Print one JSON object."`
-	DryRun  bool     `help:"Record nothing and create no pending approval."`
-	Explain bool     `help:"Print the step-by-step trace of policy explain (with --json: the rules considered in each command)."`
-	Reason  string   `help:"Why the agent would run this command (shown to vaglio's judge)."`
+	JSON    bool `name:"json" help:"Print one JSON object."`
+	DryRun  bool `help:"Record nothing and create no pending approval."`
+	Explain bool `help:"Print the step-by-step trace of policy explain (with --json: the rules considered in each command)."`
+	RequestFlags
 	Command []string `arg:"" passthrough:"partial" help:"The command to check, after --."`
 }
 
 // Run prints the decision and why.
 func (c *CheckCmd) Run(a *app) error {
-	g, req, err := a.gatedRequest(c.Command, c.Reason, "mnemos policy check -- CMD [ARG...]")
+	g, req, err := a.gatedRequest(c.Command, c.RequestFlags, "mnemos policy check -- CMD [ARG...]")
 	if err != nil {
 		return err
 	}

@@ -12,16 +12,16 @@ import (
 
 // RunCmd decides and runs a command.
 type RunCmd struct {
-	Wait           bool     `help:"When approval is required, wait until the request is approved, denied or expires."`
-	RequireSandbox bool     `help:"Refuse to run when the sandbox cannot be enforced."`
-	Reason         string   `help:"Why the agent runs this command (shown to vaglio's judge)."`
-	Command        []string `arg:"" passthrough:"partial" help:"The command and its arguments, after --."`
+	Wait           bool `help:"When approval is required, wait until the request is approved, denied or expires."`
+	RequireSandbox bool `help:"Refuse to run when the sandbox cannot be enforced."`
+	RequestFlags
+	Command []string `arg:"" passthrough:"partial" help:"The command and its arguments, after --."`
 }
 
 // Run is mnemos run. stdin, stdout and stderr belong to the command; mnemos
 // speaks on stderr only.
 func (c *RunCmd) Run(a *app) error {
-	g, req, err := a.gatedRequest(c.Command, c.Reason, "mnemos run -- CMD [ARG...]")
+	g, req, err := a.gatedRequest(c.Command, c.RequestFlags, "mnemos run -- CMD [ARG...]")
 	if err != nil {
 		return err
 	}
