@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
-	"github.com/mnemos-dev/mnemos/policy"
 )
 
 // GrantsCmd groups the grant subcommands.
@@ -73,13 +72,13 @@ func (c *GrantsListCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	list, err := st.ListGrants(a.ctx, approvals.GrantFilter{Channel: c.Channel, Sender: c.Sender, IncludeRevoked: c.All}, a.now())
+	list, err := st.ListGrantRecords(a.ctx, approvals.GrantFilter{Channel: c.Channel, Sender: c.Sender, IncludeRevoked: c.All}, a.now())
 	if err != nil {
 		return err
 	}
 	if c.JSON {
 		if list == nil {
-			list = []policy.Grant{}
+			list = []approvals.GrantRecord{}
 		}
 		return writeJSON(a.io.out, list)
 	}
@@ -90,16 +89,29 @@ func (c *GrantsListCmd) Run(a *app) error {
 	for _, gr := range list {
 		state := "active"
 		switch {
+		case gr.RevokedAt != nil && gr.RevokeReason != "" && gr.RevokeReason != approvals.RevokeReasonRevoked:
+			state = "revoked (" + gr.RevokeReason + ")"
 		case gr.RevokedAt != nil:
 			state = "revoked"
 		case gr.ExpiresAt != nil && !gr.ExpiresAt.After(a.now()):
 			state = "expired"
+		case gr.Exhausted():
+			state = "used up"
 		}
 		until := "-"
 		if gr.ExpiresAt != nil {
 			until = gr.ExpiresAt.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(a.io.out, "%d  %-7s  %s:%s  %s  %s  until %s\n", gr.ID, state, gr.Channel, gr.Sender, gr.Capability, gr.Target, until)
+		uses := strconv.Itoa(gr.Uses)
+		if gr.MaxUses > 0 {
+			uses += "/" + strconv.Itoa(gr.MaxUses)
+		}
+		last := "never"
+		if gr.LastUsed != nil {
+			last = gr.LastUsed.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(a.io.out, "%d  %-7s  %s:%s  %s  %s  until %s  uses %s  last used %s\n",
+			gr.ID, state, gr.Channel, gr.Sender, gr.Capability, gr.Target, until, uses, last)
 	}
 	return nil
 }
