@@ -393,6 +393,14 @@ func gitRoles(args []shellparse.Word, buf []role) []role {
 	}
 	switch args[sub].Value {
 	case "commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick":
+	case "rm":
+		if gitRmCached(args, sub, roles) {
+			return roles
+		}
+		if len(carried) > 0 {
+			return roles
+		}
+		return nil
 	case "log", "show", "whatchanged", "shortlog", "rev-list", "reflog":
 		return gitLogRoles(args, sub, roles)
 	case "grep":
@@ -433,6 +441,39 @@ func gitRoles(args []shellparse.Word, buf []role) []role {
 		}
 	}
 	return roles
+}
+
+// gitRmCached marks the paths of git rm --cached as metadata: it only
+// drops them from the index and neither opens nor removes the files
+// ("git rm --cached .env" stops tracking a secret). It reports whether
+// --cached was given. The file --pathspec-from-file reads stays a path.
+func gitRmCached(args []shellparse.Word, sub int, roles []role) bool {
+	cached := false
+	for _, a := range args[sub+1:] {
+		if a.Value == "--" {
+			break
+		}
+		if a.Value == "--cached" && !a.Dynamic {
+			cached = true
+		}
+	}
+	if !cached {
+		return false
+	}
+	opts := true
+	for i := sub + 1; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case opts && v == "--":
+			opts = false
+		case opts && v == "--pathspec-from-file":
+			i++
+		case opts && strings.HasPrefix(v, "-"):
+		case !args[i].Dynamic:
+			roles[i] = roleMeta
+		}
+	}
+	return true
 }
 
 // gitLogRoles marks the search strings and formats of git log and its
