@@ -269,7 +269,7 @@ func TestSandboxGrantHints(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := sandbox.Options{Workspace: "/srv/ws", Home: home, TempDirs: []string{"/tmp"},
-				Protected: []string{"/var/lib/mn"}, Caches: []string{}, HomeRead: []string{}, HomeExec: []string{}}
+				Protected: []string{"/var/lib/mn"}, Caches: []sandbox.Cache{}, HomeRead: []string{}, HomeExec: []string{}}
 			tt.edit(&o)
 			o.Secrets = sandbox.DefaultSecrets(o.Home)
 			_, err := sandbox.DefaultSpec(o)

@@ -43,10 +43,14 @@
 // /opt, /nix/store and /snap; read on /proc and /sys; read and write on
 // /dev/null, /dev/zero, /dev/full, /dev/random and /dev/urandom, plus
 // terminal ioctls on /dev/tty, /dev/ptmx and /dev/pts; read and write on
-// the workspace, the temp directories the caller names and the caches
-// under home (~/.cache, ~/go, ~/.npm, ~/.cargo, ~/.rustup, ~/.gradle,
-// ~/.m2); read on ~/.gitconfig and ~/.config/git; read and execute on tool
-// directories under home (~/.local/bin, ~/.pyenv, ~/.nvm and the like).
+// the workspace, the temp directories the caller names and the data
+// directories of the tool caches under home (~/.cache, ~/go/pkg,
+// ~/.cargo/registry and ~/.cargo/git, ~/.npm/_cacache, ~/.gradle/caches,
+// ~/.m2/repository and the like; see DefaultCaches), never their programs
+// or configuration; read on ~/.gitconfig, ~/.config/git and cargo's
+// configuration; read and execute on ~/.rustup and on tool directories
+// under home (~/.local/bin, ~/go/bin, ~/.cargo/bin, ~/.pyenv, ~/.nvm and the
+// like).
 // With network, it also grants read on what name resolution reads outside
 // /etc. /dev/shm is not granted (add it to the policy's write list for
 // programs that need POSIX shared memory).

@@ -18,8 +18,10 @@ type Options struct {
 	// TempDirs are granted read-write. The caller passes them (usually
 	// $TMPDIR or /tmp); nil grants none.
 	TempDirs []string
-	// Caches are granted read-write. nil means DefaultCaches(Home).
-	Caches []string
+	// Caches are the tool caches granted: read and execute, or, when
+	// Write is set, read-write. nil means DefaultCaches(Home); an empty,
+	// non-nil list grants none.
+	Caches []Cache
 	// HomeRead are granted read-only. nil means DefaultHomeRead(Home).
 	HomeRead []string
 	// HomeExec are granted read and execute (tool managers). nil means
@@ -66,22 +68,51 @@ func devices() []string {
 // terminals are the terminal devices, which need terminal ioctls.
 func terminals() []string { return []string{"/dev/tty", "/dev/ptmx", "/dev/pts"} }
 
-// DefaultCaches are the build and package caches under home a command may
-// write: ~/.cache, ~/go, ~/.npm, ~/.cargo, ~/.rustup, ~/.gradle, ~/.m2.
-func DefaultCaches(home string) []string {
-	return underHome(home, ".cache", "go", ".npm", ".cargo", ".rustup", ".gradle", ".m2")
+// Cache is a tool cache a command may read and run programs from or,
+// when Write is set, also change.
+type Cache struct {
+	Path  string
+	Write bool
+}
+
+// DefaultCaches are the build and package caches under home: read-write
+// on ~/.cache (GOCACHE is ~/.cache/go-build), ~/go/pkg (GOMODCACHE is
+// ~/go/pkg/mod), ~/.cargo/registry, ~/.cargo/git, ~/.npm/_cacache,
+// ~/.npm/_logs, ~/.gradle/caches and ~/.m2/repository; read and execute
+// on ~/.rustup.
+//
+// What a command writes there is data that tools read, not programs or
+// configuration that run later outside the sandbox: never ~/go/bin or
+// ~/.cargo/bin (on PATH), ~/.cargo/config.toml (build hooks, linkers),
+// ~/.npm/_npx (packages npx runs again without installing),
+// ~/.gradle/init.d, ~/.gradle/wrapper and ~/.gradle/native (scripts,
+// distributions and libraries gradle runs or loads), ~/.m2/toolchains.xml
+// or ~/.m2/wrapper, nor ~/.rustup's toolchains. Landlock cannot deny a
+// subdirectory of a granted one, so each tool's data directory is granted
+// rather than the tool's home.
+func DefaultCaches(home string) []Cache {
+	var out []Cache
+	for _, p := range underHome(home, ".cache", "go/pkg", ".cargo/registry", ".cargo/git",
+		".npm/_cacache", ".npm/_logs", ".gradle/caches", ".m2/repository") {
+		out = append(out, Cache{Path: p, Write: true})
+	}
+	for _, p := range underHome(home, ".rustup") {
+		out = append(out, Cache{Path: p})
+	}
+	return out
 }
 
 // DefaultHomeRead are the files under home a command may read: git's
-// configuration, so that commits carry the user's name.
+// configuration, so that commits carry the user's name, and cargo's.
 func DefaultHomeRead(home string) []string {
-	return underHome(home, ".gitconfig", ".config/git")
+	return underHome(home, ".gitconfig", ".config/git", ".cargo/config.toml", ".cargo/config")
 }
 
 // DefaultHomeExec are the tool directories under home a command may run
-// programs from.
+// programs from, without changing them: ~/go/bin and ~/.cargo/bin (where
+// cargo itself usually is) among them.
 func DefaultHomeExec(home string) []string {
-	return underHome(home, ".local/bin", ".pyenv", ".nvm", ".volta", ".bun", ".deno", ".asdf", ".local/share/mise")
+	return underHome(home, ".local/bin", "go/bin", ".cargo/bin", ".pyenv", ".nvm", ".volta", ".bun", ".deno", ".asdf", ".local/share/mise")
 }
 
 // DefaultSecrets are the usual keys and credentials: under home, the SSH,
@@ -116,15 +147,15 @@ func underHome(home string, rel ...string) []string {
 
 // DefaultSpec builds the sandbox for one run: read and execute on the
 // system directories, read on /proc and /sys, the usual devices, read-write
-// on the workspace, temp directories and caches, nothing on Protected and
-// Secrets.
+// on the workspace, temp directories and writable caches, read and execute
+// on the other caches, nothing on Protected and Secrets.
 //
 // It refuses (ErrUnsafeGrant) any path it is given that is the home
 // directory or holds it, and a workspace, temp directory or extra path that
 // holds or lies inside a protected or secret path: the command could then
 // read secrets or rewrite mnemos's policy, and narrowing such a grant would
-// fail in surprising ways. Caches and home paths that hold a secret (~/.cargo
-// holds its credentials) are narrowed by Start instead. Defaults that do not
+// fail in surprising ways. Caches and home paths that hold a secret (~/.cache
+// holds huggingface's token) are narrowed by Start instead. Defaults that do not
 // exist are left out; the paths the caller named are kept, and Start reports
 // the missing ones.
 func DefaultSpec(o Options) (Spec, error) {
@@ -196,7 +227,7 @@ func DefaultSpec(o Options) (Spec, error) {
 		homeOnly bool
 	}{
 		{"temp directory", o.TempDirs, false}, {"write path", o.ExtraWrite, false}, {"read path", o.ExtraRead, false},
-		{"cache", o.Caches, true}, {"home read path", o.HomeRead, true}, {"home tool path", o.HomeExec, true},
+		{"cache", cachePaths(o.Caches), true}, {"home read path", o.HomeRead, true}, {"home tool path", o.HomeExec, true},
 	} {
 		for _, p := range group.paths {
 			if err := check(group.what, p, group.homeOnly); err != nil {
@@ -210,10 +241,22 @@ func DefaultSpec(o Options) (Spec, error) {
 		}
 		return existing(def(o.Home))
 	}
+	caches := o.Caches
+	if caches == nil {
+		caches = slices.DeleteFunc(DefaultCaches(o.Home), func(c Cache) bool { return len(existing([]string{c.Path})) == 0 })
+	}
+	var readCaches, writeCaches []string
+	for _, c := range caches {
+		if c.Write {
+			writeCaches = append(writeCaches, c.Path)
+		} else {
+			readCaches = append(readCaches, c.Path)
+		}
+	}
 	s := Spec{
-		ReadExec:     slices.Concat(existing(systemReadExec()), orDefault(o.HomeExec, DefaultHomeExec), o.ExtraRead),
+		ReadExec:     slices.Concat(existing(systemReadExec()), orDefault(o.HomeExec, DefaultHomeExec), readCaches, o.ExtraRead),
 		ReadOnly:     slices.Concat(existing(systemReadOnly()), orDefault(o.HomeRead, DefaultHomeRead)),
-		ReadWrite:    slices.Concat([]string{o.Workspace}, o.TempDirs, orDefault(o.Caches, DefaultCaches), o.ExtraWrite),
+		ReadWrite:    slices.Concat([]string{o.Workspace}, o.TempDirs, writeCaches, o.ExtraWrite),
 		Devices:      existing(devices()),
 		Terminals:    existing(terminals()),
 		Deny:         deny,
@@ -229,6 +272,14 @@ func DefaultSpec(o Options) (Spec, error) {
 		s.ReadOnly = append(s.ReadOnly, existing(resolverPaths())...)
 	}
 	return s, nil
+}
+
+func cachePaths(cs []Cache) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Path
+	}
+	return out
 }
 
 // resolverPaths are what name resolution reads outside /etc: the file

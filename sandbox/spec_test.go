@@ -63,9 +63,9 @@ func TestSecurityDefaultSpecRefusesUnsafeGrants(t *testing.T) {
 		{"protected path not created yet", func(o *Options) {
 			o.Protected = append(o.Protected, filepath.Join(home, "src", "p", ".mnemos"))
 		}, "holds"},
-		{"a cache is home", func(o *Options) { o.Caches = []string{home + "/"} }, "is the home directory"},
+		{"a cache is home", func(o *Options) { o.Caches = []Cache{{Path: home + "/", Write: true}} }, "is the home directory"},
 		{"a home tool path holds home", func(o *Options) { o.HomeExec = []string{filepath.Dir(home)} }, "holds the home directory"},
-		{"a cache holding a secret is left to Start", func(o *Options) { o.Caches = []string{filepath.Join(home, ".config")} }, ""},
+		{"a cache holding a secret is left to Start", func(o *Options) { o.Caches = []Cache{{Path: filepath.Join(home, ".config"), Write: true}} }, ""},
 		{"relative workspace", func(o *Options) { o.Workspace = "src" }, "not an absolute path"},
 		{"relative secret", func(o *Options) { o.Secrets = []string{".ssh"} }, "not absolute"},
 	}
@@ -107,7 +107,7 @@ func checkNeverGrantsHome(t *testing.T, s Spec, home string) {
 }
 
 func TestDefaultSpec(t *testing.T) {
-	root := tree(t, "home/.cache/", "home/go/", "home/.gitconfig", "home/.local/bin/", "home/p/")
+	root := tree(t, "home/.cache/", "home/go/pkg/", "home/go/bin/", "home/.rustup/", "home/.gitconfig", "home/.local/bin/", "home/p/")
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(home, "p")
 	missing := filepath.Join(root, "nowhere")
@@ -122,8 +122,8 @@ func TestDefaultSpec(t *testing.T) {
 		has   []string
 		hasnt []string
 	}{
-		{"read-write", s.ReadWrite, []string{ws, root + "/tmp", home + "/.cache", home + "/go"}, []string{home + "/.npm", home}},
-		{"read-exec", s.ReadExec, []string{"/usr", "/etc", home + "/.local/bin", missing}, []string{home + "/.nvm", "/dev"}},
+		{"read-write", s.ReadWrite, []string{ws, root + "/tmp", home + "/.cache", home + "/go/pkg"}, []string{home + "/.npm", home, home + "/go", home + "/go/bin", home + "/.rustup"}},
+		{"read-exec", s.ReadExec, []string{"/usr", "/etc", home + "/.local/bin", home + "/go/bin", home + "/.rustup", missing}, []string{home + "/.nvm", "/dev"}},
 		{"read-only", s.ReadOnly, []string{"/proc", home + "/.gitconfig"}, []string{home + "/.config/git", missing}},
 		{"devices", s.Devices, []string{"/dev/null", "/dev/urandom"}, []string{"/dev/sda", "/dev/mem"}},
 		{"deny", s.Deny, []string{home + "/.config/mnemos"}, nil},
@@ -407,5 +407,68 @@ func TestStatusWithABI(t *testing.T) {
 	got := s.WithABI(0)
 	if got.ABI != 0 || got.Enforced || got.Seccomp || got.SeccompErr == "" || got.filtered() {
 		t.Errorf("WithABI(0) = %+v: without Landlock neither the ruleset nor the filter is applied", got)
+	}
+}
+
+// TestDefaultCachesSecurity: what a confined command may write in the
+// default caches is data, never a program on PATH or configuration that a
+// tool run later, outside the sandbox, obeys or executes.
+func TestDefaultCachesSecurity(t *testing.T) {
+	home := "/home/u"
+	never := []string{
+		"go/bin", "go/bin/gopls", "go/env",
+		".cargo/bin", ".cargo/bin/cargo", ".cargo/config.toml", ".cargo/config", ".cargo/env",
+		".cargo/credentials.toml",
+		".rustup/toolchains/stable/bin/cargo", ".rustup/settings.toml",
+		".npm/_npx", ".npmrc",
+		".gradle/init.d", ".gradle/init.gradle", ".gradle/gradle.properties", ".gradle/wrapper/dists", ".gradle/native",
+		".m2/settings.xml", ".m2/toolchains.xml", ".m2/wrapper",
+		".bashrc", ".profile", ".gitconfig", ".local/bin",
+	}
+	writable := func(p string) string {
+		for _, c := range DefaultCaches(home) {
+			if c.Write && within(p, c.Path) {
+				return c.Path
+			}
+		}
+		return ""
+	}
+	for _, rel := range never {
+		p := filepath.Join(home, rel)
+		if c := writable(p); c != "" {
+			t.Errorf("the default cache %s lets a command write %s", c, p)
+		}
+	}
+	// The caches the usual builds write stay writable.
+	for _, rel := range []string{".cache/go-build", "go/pkg/mod", ".cargo/registry/index", ".cargo/git/db", ".npm/_cacache", ".m2/repository/org"} {
+		if p := filepath.Join(home, rel); writable(p) == "" {
+			t.Errorf("%s is not writable by default; builds need it", p)
+		}
+	}
+	// And the spec built from the defaults agrees: the programs stay
+	// runnable, not writable.
+	dir := t.TempDir()
+	h := filepath.Join(dir, "home")
+	for _, rel := range []string{"go/bin", "go/pkg/mod", ".cargo/bin", ".cargo/registry", ".rustup/toolchains", ".npm/_cacache", ".npm/_npx", "src/p"} {
+		if err := os.MkdirAll(filepath.Join(h, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := DefaultSpec(Options{Workspace: filepath.Join(h, "src", "p"), Home: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"go/bin", ".cargo/bin", ".rustup/toolchains", ".npm/_npx"} {
+		p := filepath.Join(h, rel)
+		for _, w := range s.ReadWrite {
+			if within(p, w) {
+				t.Errorf("the default spec grants %s write through %s", p, w)
+			}
+		}
+	}
+	for _, rel := range []string{"go/bin", ".cargo/bin", ".rustup"} {
+		if p := filepath.Join(h, rel); !slices.Contains(s.ReadExec, p) {
+			t.Errorf("the default spec does not let commands run programs from %s: %v", p, s.ReadExec)
+		}
 	}
 }
