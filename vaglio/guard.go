@@ -467,6 +467,58 @@ func selfBase(s string) string {
 }
 
 func (c *checker) check(cmd shellparse.Command) {
+	c.checkOne(cmd)
+	if !c.out.all && c.out.found {
+		return
+	}
+	// A program written as a glob (/bin/r[m], /usr/bin/?hred) runs whatever
+	// it matches: judge it as each program with rules that it may match.
+	glob, ok := globbedProgram(cmd)
+	if !ok {
+		return
+	}
+	for _, name := range globbedCandidates(c.self) {
+		if !shellMatch(glob, name) {
+			continue
+		}
+		alt := cmd
+		alt.Dynamic = false
+		alt.Argv = append([]shellparse.Word{{Value: name}}, cmd.Argv[1:]...)
+		c.checkOne(alt)
+		if !c.out.all && c.out.found {
+			return
+		}
+	}
+}
+
+// globbedProgram returns the base name of a program word that is a glob
+// and nothing else dynamic: no expansion, no substitution.
+func globbedProgram(cmd shellparse.Command) (string, bool) {
+	if len(cmd.Argv) == 0 || !cmd.Argv[0].Dynamic {
+		return "", false
+	}
+	v := cmd.Argv[0].Value
+	if strings.ContainsAny(v, "$`") || !strings.ContainsAny(v, "*?[") {
+		return "", false
+	}
+	v = strings.NewReplacer(`"`, "", `'`, "", `\`, "").Replace(v)
+	return path.Base(v), true
+}
+
+// globbedCandidates are the programs a glob program is judged as: those
+// the irrecoverable check has rules for, and mnemos itself.
+func globbedCandidates(self []string) []string {
+	out := []string{"rm", "dd", "shred", "wipefs", "blkdiscard", "chmod", "chown", "chgrp", "mv", "find",
+		"tee", "cp", "mkfs", "mke2fs", "mkswap", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mnemos"}
+	for _, s := range self {
+		if b := selfBase(s); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func (c *checker) checkOne(cmd shellparse.Command) {
 	c.nArgs, c.nRedirs, c.slab = max(len(cmd.Argv)-1, 0), len(cmd.Redirects), c.pooled
 	c.spans = [maxCached]struct{ start, end int32 }{}
 	// The roles of the arguments, which the self-tamper and forbidden-path
