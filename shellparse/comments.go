@@ -13,6 +13,9 @@ import (
 // hidden from the guard while the shell runs it. Where the two disagree,
 // the script is refused rather than judged on the parser's reading.
 func checkComments(src string, f *syntax.File) error {
+	if err := checkCommentContinuations(src, f); err != nil {
+		return err
+	}
 	// Every comment starts at a "#" of the source: when bash could start
 	// one at each of them, no comment can be out of place.
 	for off := 0; ; {
@@ -38,6 +41,29 @@ func checkComments(src string, f *syntax.File) error {
 	}
 	return &ParseError{Line: int(bad.Hash.Line()), Col: int(bad.Hash.Col()),
 		Msg: `"#" glued to a word is part of the word for the shell but a comment for the parser; add a space before it or quote it`}
+}
+
+// checkCommentContinuations refuses a comment holding a backslash-newline.
+// Bash ends a comment at the end of its line, backslash or not; the parser
+// takes the backslash-newline for a line continuation and reads the next
+// line as more words of the command before the comment, so
+// "echo hi # note \<LF>rm -rf ~" would be judged as one echo.
+func checkCommentContinuations(src string, f *syntax.File) error {
+	if !strings.Contains(src, "\\\n") || !strings.Contains(src, "#") {
+		return nil
+	}
+	var bad *syntax.Comment
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && bad == nil && strings.Contains(c.Text, "\\\n") {
+			bad = c
+		}
+		return bad == nil
+	})
+	if bad == nil {
+		return nil
+	}
+	return &ParseError{Line: int(bad.Hash.Line()), Col: int(bad.Hash.Col()),
+		Msg: "a comment ends in a backslash: the shell ends the comment at the line end, the parser joins the next line to the command; remove the backslash"}
 }
 
 // commentMayStartAt reports whether bash would start a comment at the "#"

@@ -18,6 +18,11 @@ func TestSecurityGluedHashIsNotAComment(t *testing.T) {
 		"echo ok \\\r\nrm -rf /",
 		"echo a\rrm -rf /",
 		"echo 'a\r'",
+		"echo hi # note \\\nrm -rf ~",
+		"ls #\\\nrm -rf ~",
+		"# \\\nrm -rf ~",
+		"echo $(ls # c \\\nrm -rf ~\n)",
+		"f() { ls; # c \\\nrm -rf ~\n}; f",
 	}
 	for _, src := range refused {
 		_, err := ParseScript(src, Env{})
@@ -33,6 +38,8 @@ func TestSecurityGluedHashIsNotAComment(t *testing.T) {
 		"# only a comment\nls":                1,
 		"{ ls;} # c":                          1,
 		"for i in a; do echo $i; done # loop": 1,
+		"ls # a \\ in a comment\nls":          2,
+		"echo a \\\nb # c\nls":                2,
 	}
 	for src, n := range accepted {
 		s, err := ParseScript(src, Env{})
