@@ -355,8 +355,8 @@ func (sb runSandbox) startedAttrs(st sandbox.Status) []any {
 }
 
 // sandboxSpec builds the Landlock ruleset for a run from the decision and
-// the policy: read-write on the workspace and temp directories, the usual
-// caches and the policy's write paths, read on its read paths, nothing on
+// the policy: read-write on the workspace and temp directories, the
+// policy's caches (or the sandbox's default ones) and its write paths, read on its read paths, nothing on
 // mnemos's own files or the user's secrets, and TCP when a command of the
 // request was allowed network:http or the policy says network: true, to
 // the policy's ports only.
@@ -370,7 +370,15 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 	if opts.RequireSandbox {
 		sb.requiredBy = "--require-sandbox"
 	}
-	for _, p := range slices.Concat(sb.cfg.Read, sb.cfg.Write) {
+	var caches []sandbox.Cache
+	if sb.cfg.CachesSet {
+		// The policy's list replaces the sandbox's defaults; empty, none.
+		caches = []sandbox.Cache{}
+		for _, c := range sb.cfg.Caches {
+			caches = append(caches, sandbox.Cache{Path: c.Path, Write: c.Write})
+		}
+	}
+	for _, p := range slices.Concat(sb.cfg.Read, sb.cfg.Write, cachePaths(caches)) {
 		if !filepath.IsAbs(p) {
 			return sb, &SandboxError{
 				Err:  fmt.Errorf("the policy's sandbox path %q is not absolute", p),
@@ -384,7 +392,7 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 	network := sb.cfg.HasNetwork()
 	o := sandbox.Options{
 		Workspace: dec.Workspace, Home: g.cfg.UserHome, TempDirs: tmp,
-		ExtraRead: sb.cfg.Read, ExtraWrite: sb.cfg.Write,
+		ExtraRead: sb.cfg.Read, ExtraWrite: sb.cfg.Write, Caches: caches,
 		Protected: g.cfg.Paths.Protected(), Secrets: sandbox.DefaultSecrets(g.cfg.UserHome),
 		Network: network, Required: sb.requiredBy != "", RequireTCP: sb.limitsTCP,
 	}
@@ -402,6 +410,14 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 	}
 	sb.spec = spec
 	return sb, nil
+}
+
+func cachePaths(cs []sandbox.Cache) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Path
+	}
+	return out
 }
 
 // grantHint says what to change when DefaultSpec refuses a grant: the
@@ -429,7 +445,8 @@ func grantHint(ge *sandbox.GrantError) string {
 // requestSandbox combines the sandbox of the request from the configured
 // policy (policy.SandboxFor over the results of its commands) and, when
 // set, Config.Extra, which may only tighten it: Extra's required and
-// network: false count, its ports and bind narrow the configured lists
+// network: false count, its caches narrow the configured ones
+// (policy.NarrowCaches), its ports and bind narrow the configured lists
 // (no common port: no network; no common bind port: nothing to bind, as
 // when the configured policy lists none), and its read and write paths
 // and network: true are ignored. Paths keep no "~/".
@@ -467,6 +484,13 @@ func (g *Gate) requestSandbox(dec Decision) runSandbox {
 		if len(ec.Bind) > 0 {
 			// Bind lists what may be bound: an empty one binds nothing.
 			cfg.Bind = slices.DeleteFunc(slices.Clone(cfg.Bind), func(p uint16) bool { return !slices.Contains(ec.Bind, p) })
+		}
+		if ec.CachesSet {
+			base := cfg.Caches
+			if !cfg.CachesSet {
+				base = policy.DefaultCaches()
+			}
+			cfg.Caches, cfg.CachesSet = policy.NarrowCaches(base, ec.Caches), true
 		}
 		if !ec.HasNetwork() || closedP {
 			f := false

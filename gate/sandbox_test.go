@@ -53,7 +53,8 @@ func newSandboxFixture(tb testing.TB, mainSrc, extraSrc string) *sandboxFixture 
 	tb.Cleanup(func() { os.RemoveAll(root) })
 	f := &sandboxFixture{audit: &memAudit{}, root: root,
 		home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), out: filepath.Join(root, "out")}
-	for _, d := range []string{f.home, filepath.Join(f.ws, ".git"), f.out, filepath.Join(f.home, ".ssh"), filepath.Join(f.home, "docs")} {
+	for _, d := range []string{f.home, filepath.Join(f.ws, ".git"), f.out, filepath.Join(f.home, ".ssh"), filepath.Join(f.home, "docs"),
+		filepath.Join(f.home, ".cache"), filepath.Join(f.home, "go", "pkg"), filepath.Join(f.home, "go", "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			tb.Fatal(err)
 		}
@@ -139,6 +140,23 @@ func TestSandboxFromPolicy(t *testing.T) {
 			want: want{required: true, requiredBy: "test.yaml"}},
 		{name: "--require-sandbox", main: "rules:" + sandboxRules, opts: RunOptions{RequireSandbox: true}, argv: []string{"touch", "x"},
 			want: want{required: true, requiredBy: "--require-sandbox"}},
+
+		{name: "default caches", main: "rules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{write: []string{"$HOME/.cache", "$HOME/go/pkg"}, noWrite: []string{"$HOME/go", "$HOME/go/bin"}, read: []string{"$HOME/go/bin"}}},
+		{name: "caches replace the defaults", argv: []string{"touch", "x"},
+			main: "sandbox: {caches: [{path: ~/.cache/go-build, mode: write}, {path: ~/.rustup, mode: read}]}\nrules:" + sandboxRules,
+			want: want{write: []string{"$HOME/.cache/go-build"}, noWrite: []string{"$HOME/.cache", "$HOME/go/pkg", "$HOME/.rustup"}, read: []string{"$HOME/.rustup"}}},
+		{name: "caches: [] grants none", main: "sandbox: {caches: []}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{noWrite: []string{"$HOME/.cache", "$HOME/go/pkg"}}},
+		{name: "security: extra: caches narrow the configured ones", argv: []string{"touch", "x"},
+			main:  "sandbox: {caches: [{path: ~/.cache, mode: write}]}\nrules:" + sandboxRules,
+			extra: "sandbox: {caches: [{path: ~/.cache, mode: read}, {path: ~/docs, mode: write}]}",
+			want:  want{noWrite: []string{"$HOME/.cache", "$HOME/docs"}, read: []string{"$HOME/.cache"}}},
+		{name: "security: extra: caches narrow the defaults", main: "rules:" + sandboxRules, argv: []string{"touch", "x"},
+			extra: "sandbox: {caches: [{path: ~/go/pkg/mod, mode: write}, {path: ~/go/bin, mode: write}]}",
+			want:  want{write: []string{"$HOME/go/pkg/mod"}, noWrite: []string{"$HOME/.cache", "$HOME/go/pkg", "$HOME/go/bin"}}},
+		{name: "security: a cache that is home is refused", main: "sandbox: {caches: [{path: $HOME, mode: write}]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
+			want: want{err: "is the home directory"}},
 
 		{name: "security: a path holding home is refused", main: "sandbox: {write: [$ROOT]}\nrules:" + sandboxRules, argv: []string{"touch", "x"},
 			want: want{err: "holds the home directory", hint: "remove $ROOT from the policy's sandbox section"}},
@@ -796,5 +814,18 @@ func TestSecurityRunSandboxFollowsTheDecision(t *testing.T) {
 	}
 	if res, _ := f.run(t, "touch", "$OUT/ok"); res.ExitCode != 0 {
 		t.Fatal("the override was lost on a later run")
+	}
+}
+
+// TestDefaultCachesAgree: the policy's default caches, which a project
+// layer narrows, are the sandbox's.
+func TestDefaultCachesAgree(t *testing.T) {
+	home := "/home/u"
+	var got []sandbox.Cache
+	for _, c := range (policy.SandboxConfig{Caches: policy.DefaultCaches()}).ExpandHome(home).Caches {
+		got = append(got, sandbox.Cache{Path: c.Path, Write: c.Write})
+	}
+	if want := sandbox.DefaultCaches(home); !slices.Equal(got, want) {
+		t.Fatalf("policy.DefaultCaches = %v\nsandbox.DefaultCaches = %v", got, want)
 	}
 }

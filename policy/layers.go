@@ -143,7 +143,9 @@ func loadChecked(file string, check func(fs.FileInfo) error) (*Policy, error) {
 //     paths only from the system and user layers (a project cannot widen
 //     the sandbox of the commands run in it); port lists intersected;
 //     network false when any layer says false, true only from the system
-//     or user layer.
+//     or user layer; caches those of the highest layer that lists them
+//     (the system's or user's, else the defaults), which each lower layer
+//     listing caches can only narrow (drop a cache, make one read-only).
 //   - Rate limits (RateLimitFor): per capability, the limits the layers
 //     give the request's identity combine field by field, the strictest
 //     each time (smallest capacity, slowest refill, deny over ask); a
@@ -154,7 +156,8 @@ func loadChecked(file string, check func(fs.FileInfo) error) (*Policy, error) {
 // makes it (a level above a higher layer's, a looser defaults.shell,
 // approvals.ttl or judge.threshold, a project allow rule one of whose
 // match examples, or its argv_prefix, the layers above do not allow,
-// sandbox paths or network in a project file, a rate limit with a larger
+// sandbox paths or network in a project file, a sandbox cache a lower
+// layer adds or makes writable, a rate limit with a larger
 // capacity, a faster refill or over: ask where a layer above says deny).
 //
 // user should be the user's policy, or Default() when there is none; nil
@@ -282,6 +285,7 @@ func (p *Policy) sandboxSection() SandboxConfig {
 	if !bindTrusted {
 		out.Bind = nil
 	}
+	out.Caches, out.CachesSet = stackCaches(p.layers)
 	switch {
 	case netFalse || closed:
 		f := false
@@ -389,6 +393,18 @@ func loosening(upper, lower *Policy, upperLayer Layer, what string) []Diagnostic
 			if !slices.Contains(us.Ports, port) {
 				warn(ls.Pos, fmt.Sprintf("sandbox port %d is not among the ports of the %s (%v); it stays closed", port, what, us.Ports))
 				break
+			}
+		}
+	}
+	if ls.CachesSet && (upperLayer != LayerSystem || us.CachesSet) {
+		base := cachesOf(us, DefaultCaches())
+		for _, c := range ls.Caches {
+			kept := NarrowCaches(base, []SandboxCache{c})
+			switch {
+			case len(kept) == 0:
+				warn(ls.Pos, fmt.Sprintf("sandbox cache %s is not among the caches of the %s, which it cannot add to; it is ignored", c.Path, what))
+			case c.Write && !kept[0].Write:
+				warn(ls.Pos, fmt.Sprintf("sandbox cache %s cannot be made writable, being read-only in the %s; it stays read-only", c.Path, what))
 			}
 		}
 	}

@@ -13,21 +13,31 @@ import (
 // override, or (from SandboxFor) the sandbox of one request.
 //
 //	sandbox:
-//	  read: [~/.m2, /srv/data]    # extra trees the command may read
+//	  read: [~/.m2, /srv/data]    # extra trees the command may read and run programs from
 //	  write: [~/.cache/bazel]     # extra trees the command may read and write
+//	  caches:                     # the tool caches, replacing DefaultCaches ([]: none)
+//	    - {path: ~/.cache, mode: write}
+//	    - {path: ~/.rustup, mode: read}
 //	  ports: [443, 22]            # the only TCP ports it may connect to (none listed: any)
 //	  bind: [8080]                # the only TCP ports it may bind (none listed: none; 0: ephemeral)
 //	  network: false              # TCP always (true) or never (false); unset: as decided
 //	  required: true              # refuse to run where the sandbox cannot be enforced
 //
 // Paths are absolute or start with "~/" (the user's home; see ExpandHome).
-// Ports are from 1 to 65535; bind may also list 0, any ephemeral port.
-// Ports and bind matter only when the command has network.
+// A read path, like a read cache, may also be executed: a command that may
+// read a program could copy it and run the copy anyway. Ports are from 1
+// to 65535; bind may also list 0, any ephemeral port. Ports and bind
+// matter only when the command has network. Caches belong to the
+// top-level section; a rule's override cannot change them.
 type SandboxConfig struct {
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
-	Ports []uint16 `json:"ports,omitempty"`
-	Bind  []uint16 `json:"bind,omitempty"`
+	// Caches, when CachesSet, replace the default tool caches
+	// (DefaultCaches); an empty list grants none.
+	Caches    []SandboxCache `json:"caches,omitempty"`
+	CachesSet bool           `json:"caches_set,omitempty"`
+	Ports     []uint16       `json:"ports,omitempty"`
+	Bind      []uint16       `json:"bind,omitempty"`
 	// Network, when set, overrides the decision: true lets every command
 	// of the request open TCP connections, false lets none. When unset, a
 	// request has network when one of its commands was classified
@@ -39,7 +49,70 @@ type SandboxConfig struct {
 
 // IsZero reports whether the section sets nothing.
 func (c SandboxConfig) IsZero() bool {
-	return len(c.Read) == 0 && len(c.Write) == 0 && len(c.Ports) == 0 && len(c.Bind) == 0 && c.Network == nil && !c.Required
+	return len(c.Read) == 0 && len(c.Write) == 0 && !c.CachesSet && len(c.Ports) == 0 && len(c.Bind) == 0 && c.Network == nil && !c.Required
+}
+
+// SandboxCache is a tool cache a command may read and run programs from,
+// or, with Write, also change.
+type SandboxCache struct {
+	Path  string `json:"path"`
+	Write bool   `json:"write,omitempty"`
+}
+
+// Mode is "write" or "read".
+func (c SandboxCache) Mode() string {
+	if c.Write {
+		return "write"
+	}
+	return "read"
+}
+
+// DefaultCaches are the tool caches a command gets when no policy lists
+// caches: the same list as the sandbox package's DefaultCaches, written
+// with "~/" (a gate test keeps the two equal). Write is granted on tools'
+// data only, never on their programs or configuration (~/go/bin,
+// ~/.cargo/bin, ~/.cargo/config.toml), which would run later outside the
+// sandbox.
+func DefaultCaches() []SandboxCache {
+	return []SandboxCache{
+		{"~/.cache", true}, {"~/go/pkg", true}, {"~/.cargo/registry", true}, {"~/.cargo/git", true},
+		{"~/.npm/_cacache", true}, {"~/.npm/_logs", true}, {"~/.gradle/caches", true}, {"~/.m2/repository", true},
+		{"~/.rustup", false},
+	}
+}
+
+// NarrowCaches returns the caches of by that base grants, each writable
+// only when by says write and a cache of base holding it is writable. A
+// cache of by may be base's or a directory inside one of base's; the rest
+// of by is left out. So a lower layer can drop a cache or make it
+// read-only, never add one or make it writable.
+func NarrowCaches(base, by []SandboxCache) []SandboxCache {
+	out := []SandboxCache{}
+	for _, b := range by {
+		granted, write := false, false
+		for _, a := range base {
+			if pathWithin(b.Path, a.Path) {
+				granted, write = true, write || a.Write
+			}
+		}
+		if granted {
+			out = append(out, SandboxCache{Path: b.Path, Write: b.Write && write})
+		}
+	}
+	return out
+}
+
+// pathWithin reports whether p is dir or lies beneath it (both clean).
+func pathWithin(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// cachesOf is the caches a config grants: its own when set, else def.
+func cachesOf(c SandboxConfig, def []SandboxCache) []SandboxCache {
+	if c.CachesSet {
+		return c.Caches
+	}
+	return def
 }
 
 // HasNetwork reports whether the config lets the command open TCP
@@ -63,6 +136,13 @@ func (c SandboxConfig) ExpandHome(home string) SandboxConfig {
 		return out
 	}
 	c.Read, c.Write = exp(c.Read), exp(c.Write)
+	if c.Caches != nil {
+		cs := make([]SandboxCache, len(c.Caches))
+		for i, e := range c.Caches {
+			cs[i] = SandboxCache{Path: exp([]string{e.Path})[0], Write: e.Write}
+		}
+		c.Caches = cs
+	}
 	return c
 }
 
@@ -92,7 +172,8 @@ type SandboxOverride struct {
 //     it (false when any says false, otherwise true); else the section's
 //     value; else the decision: true when a command has a network:http
 //     access;
-//   - required: when the section or any override says so.
+//   - required: when the section or any override says so;
+//   - caches: the section's (a rule's override cannot set them).
 //
 // For a stack built by Merge, each layer's section and overrides are
 // combined as above and the layers then as Merge documents: extra paths
@@ -100,8 +181,13 @@ type SandboxOverride struct {
 // (no common port: no network), bind lists are intersected and bind
 // nothing unless the system or user layer lists ports (the project
 // layer can only narrow them), network is false when any layer says
-// false and true only when the system or user layer says so, and
-// required holds when any layer requires it.
+// false and true only when the system or user layer says so,
+// required holds when any layer requires it, and the caches are those of
+// the highest layer that lists them (when the system or user layer,
+// else DefaultCaches), narrowed (NarrowCaches) by every lower layer that
+// lists them: a project layer can drop a cache or make it read-only, never
+// add one or make it writable. CachesSet is false when no layer lists
+// caches: the sandbox's defaults apply.
 //
 // The config returned has Network set; its paths keep "~/" (ExpandHome).
 func (p *Policy) SandboxFor(results []Result) SandboxConfig {
@@ -119,6 +205,7 @@ func (p *Policy) SandboxFor(results []Result) SandboxConfig {
 	var netFalse, netTrue, closed bool
 	var ports, bind []uint16
 	portsSet, bindSet, bindTrusted := false, false, false
+	out.Caches, out.CachesSet = stackCaches(layers)
 	for _, l := range layers {
 		lc := l.layerSandbox(results)
 		trusted := l.Layer != LayerProject
@@ -152,6 +239,27 @@ func (p *Policy) SandboxFor(results []Result) SandboxConfig {
 	}
 	out.Network = &net
 	return out
+}
+
+// stackCaches combines the caches of the layers (SandboxFor).
+func stackCaches(layers []*Policy) ([]SandboxCache, bool) {
+	var caches []SandboxCache
+	set := false
+	for _, l := range layers {
+		c := l.Sandbox
+		switch {
+		case !c.CachesSet:
+		case !set && l.Layer != LayerProject:
+			caches = slices.Clone(c.Caches)
+		default:
+			caches = NarrowCaches(cachesOf(SandboxConfig{Caches: caches, CachesSet: set}, DefaultCaches()), c.Caches)
+		}
+		set = set || c.CachesSet
+	}
+	if set && caches == nil {
+		caches = []SandboxCache{}
+	}
+	return caches, set
 }
 
 // layerSandbox combines one policy's section with the overrides, recorded
@@ -256,6 +364,12 @@ func (d *decoder) sandbox(n *yaml.Node) (SandboxConfig, *Error) {
 			} else {
 				sc.Write = ps
 			}
+		case "caches":
+			cs, err := d.caches(v)
+			if err != nil {
+				return sc, err
+			}
+			sc.Caches, sc.CachesSet = cs, true
 		case "ports", "bind":
 			ps, err := d.ports(v, k.Value, k.Value == "bind")
 			if err != nil {
@@ -292,24 +406,82 @@ func (d *decoder) sandboxPaths(n *yaml.Node, key string) ([]string, *Error) {
 	}
 	var out []string
 	for _, e := range n.Content {
-		s, err := d.strict(e)
+		c, err := d.sandboxPath(e)
 		if err != nil {
 			return nil, err
 		}
-		if !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "~/") {
-			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q must be absolute or start with ~/", s))
-		}
-		if slices.Contains(strings.Split(s, "/"), "..") {
-			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q must not contain \"..\"; write the directory it means", s))
-		}
-		c := path.Clean(s)
-		switch c {
-		case "/":
-			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q grants the whole filesystem; name the directories the commands need", s))
-		case "~":
-			return nil, d.errAt(e, fmt.Sprintf("sandbox path %q grants the whole home directory, secrets included; name the directories the commands need", s))
-		}
 		out = appendNew(out, c)
+	}
+	return out, nil
+}
+
+// sandboxPath reads one absolute or ~/ path, cleaned.
+func (d *decoder) sandboxPath(e *yaml.Node) (string, *Error) {
+	s, err := d.strict(e)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "~/") {
+		return "", d.errAt(e, fmt.Sprintf("sandbox path %q must be absolute or start with ~/", s))
+	}
+	if slices.Contains(strings.Split(s, "/"), "..") {
+		return "", d.errAt(e, fmt.Sprintf("sandbox path %q must not contain \"..\"; write the directory it means", s))
+	}
+	c := path.Clean(s)
+	switch c {
+	case "/":
+		return "", d.errAt(e, fmt.Sprintf("sandbox path %q grants the whole filesystem; name the directories the commands need", s))
+	case "~":
+		return "", d.errAt(e, fmt.Sprintf("sandbox path %q grants the whole home directory, secrets included; name the directories the commands need", s))
+	}
+	return c, nil
+}
+
+// caches reads a list of {path, mode} entries; mode is read (the
+// default) or write.
+func (d *decoder) caches(n *yaml.Node) ([]SandboxCache, *Error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, d.errAt(n, "sandbox caches must be a list of {path, mode} entries, e.g. [{path: ~/.cache, mode: write}]")
+	}
+	out := []SandboxCache{}
+	for _, e := range n.Content {
+		if e.Kind != yaml.MappingNode {
+			return nil, d.errAt(e, fmt.Sprintf("a sandbox cache must be a mapping such as {path: ~/.cache, mode: write}, found %q", e.Value))
+		}
+		var c SandboxCache
+		var pathNode *yaml.Node
+		for i := 0; i+1 < len(e.Content); i += 2 {
+			k, v := e.Content[i], e.Content[i+1]
+			switch k.Value {
+			case "path":
+				p, err := d.sandboxPath(v)
+				if err != nil {
+					return nil, err
+				}
+				c.Path, pathNode = p, v
+			case "mode":
+				m, err := d.strict(v)
+				if err != nil {
+					return nil, err
+				}
+				switch m {
+				case "read":
+				case "write":
+					c.Write = true
+				default:
+					return nil, d.errAt(v, fmt.Sprintf("sandbox cache mode must be read or write, found %q", m))
+				}
+			default:
+				return nil, d.errAt(k, fmt.Sprintf("unknown key %q in sandbox cache (want path or mode)", k.Value))
+			}
+		}
+		if pathNode == nil {
+			return nil, d.errAt(e, "a sandbox cache needs a path, e.g. {path: ~/.cache, mode: write}")
+		}
+		if slices.ContainsFunc(out, func(o SandboxCache) bool { return o.Path == c.Path }) {
+			return nil, d.errAt(pathNode, fmt.Sprintf("sandbox cache %q is listed twice", c.Path))
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }
@@ -364,6 +536,16 @@ func sandboxNode(c SandboxConfig, flow bool) *yaml.Node {
 		}
 		m.Content = append(m.Content, plain(kv.k), seq)
 	}
+	if c.CachesSet {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for _, e := range c.Caches {
+			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Content: []*yaml.Node{
+				plain("path"), {Kind: yaml.ScalarNode, Tag: "!!str", Value: e.Path, Style: yaml.DoubleQuotedStyle},
+				plain("mode"), plain(e.Mode()),
+			}})
+		}
+		m.Content = append(m.Content, plain("caches"), seq)
+	}
 	for _, kv := range []struct {
 		k  string
 		ps []uint16
@@ -408,6 +590,8 @@ func lintSandbox(p *Policy) []Diagnostic {
 		switch {
 		case r.Action == Deny:
 			warn(sc.Pos, fmt.Sprintf("the sandbox of rule %q has no effect: a command it denies never runs", r.Name))
+		case sc.CachesSet:
+			warn(sc.Pos, fmt.Sprintf("the sandbox caches of rule %q have no effect: caches are set in the top-level sandbox section only", r.Name))
 		case len(sc.Ports) > 0 && len(top.Ports) == 0:
 			warn(sc.Pos, fmt.Sprintf("the ports of rule %q add to the top-level sandbox ports, which sets none: every port is already open when the command has network", r.Name))
 		}

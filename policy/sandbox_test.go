@@ -222,3 +222,136 @@ rules:
 		}
 	}
 }
+
+func TestSandboxCachesParse(t *testing.T) {
+	p := mustParse(t, `sandbox:
+  caches:
+    - {path: ~/.cache/, mode: write}
+    - {path: /var/cache/ccache, mode: read}
+    - {path: ~/.m2/repository}
+`)
+	want := []SandboxCache{{"~/.cache", true}, {"/var/cache/ccache", false}, {"~/.m2/repository", false}}
+	if s := p.Sandbox; !s.CachesSet || !slices.Equal(s.Caches, want) || s.IsZero() {
+		t.Fatalf("section = %+v", s)
+	}
+	if got := p.Sandbox.ExpandHome("/home/ann").Caches; !slices.Equal(got, []SandboxCache{{"/home/ann/.cache", true}, {"/var/cache/ccache", false}, {"/home/ann/.m2/repository", false}}) {
+		t.Fatalf("ExpandHome = %v", got)
+	}
+	none := mustParse(t, "sandbox: {caches: []}\n").Sandbox
+	if !none.CachesSet || len(none.Caches) != 0 || none.IsZero() {
+		t.Fatalf("caches: [] = %+v, want set and empty", none)
+	}
+	if unset := mustParse(t, "sandbox: {network: false}\n").Sandbox; unset.CachesSet {
+		t.Fatalf("no caches key = %+v, want unset", unset)
+	}
+	// Format writes every mode, and what it writes parses back the same.
+	roundTrip(t, p)
+	if out := string(Format(p)); !strings.Contains(out, `caches: [{path: "~/.cache", mode: write}, {path: "/var/cache/ccache", mode: read}, {path: "~/.m2/repository", mode: read}]`) {
+		t.Errorf("Format:\n%s", out)
+	}
+	roundTrip(t, mustParse(t, "sandbox: {caches: []}\n"))
+	if out := string(Format(mustParse(t, "sandbox: {caches: []}\n"))); !strings.Contains(out, "caches: []") {
+		t.Errorf("Format of caches: [] lost it:\n%s", out)
+	}
+}
+
+// TestSecuritySandboxCachesLayers: the system and user layers set the
+// caches; a project layer can drop one or make it read-only, never add one
+// or make a read-only one writable, and lint says so where it tries.
+func TestSecuritySandboxCachesLayers(t *testing.T) {
+	user := mustParse(t, "sandbox:\n  caches: [{path: ~/.cache, mode: write}, {path: ~/.m2/repository, mode: read}]\n")
+	def := DefaultCaches()
+	for _, tc := range []struct {
+		name         string
+		system, user string // "" for none, "-" for the user policy above
+		project      string
+		want         []SandboxCache // nil: unset (the sandbox's defaults)
+		warnings     []string
+	}{
+		{name: "no layer sets caches", project: "level: full\n"},
+		{name: "the user replaces the defaults", user: "-", want: user.Sandbox.Caches},
+		{name: "a project narrows", user: "-",
+			project: "sandbox:\n  caches: [{path: ~/.cache/go-build, mode: write}, {path: ~/.m2/repository, mode: read}]\n",
+			want:    []SandboxCache{{"~/.cache/go-build", true}, {"~/.m2/repository", false}}},
+		{name: "a project makes a cache read-only", user: "-",
+			project: "sandbox:\n  caches: [{path: ~/.cache, mode: read}]\n",
+			want:    []SandboxCache{{"~/.cache", false}}},
+		{name: "a project adds a cache and widens one", user: "-",
+			project: "sandbox:\n  caches: [{path: ~/.ssh, mode: write}, {path: ~/.m2/repository, mode: write}, {path: ~/.cache, mode: write}]\n",
+			want:    []SandboxCache{{"~/.m2/repository", false}, {"~/.cache", true}},
+			warnings: []string{
+				"project.yaml:2:3: warning: sandbox cache ~/.ssh is not among the caches of the layers above (system.yaml + user.yaml), which it cannot add to; it is ignored",
+				"project.yaml:2:3: warning: sandbox cache ~/.m2/repository cannot be made writable, being read-only in the layers above (system.yaml + user.yaml); it stays read-only",
+			}},
+		{name: "a project narrows the defaults", project: "sandbox: {caches: [{path: ~/go/pkg/mod, mode: write}, {path: ~/go/bin, mode: write}, {path: ~/.rustup, mode: write}]}\n",
+			want: []SandboxCache{{"~/go/pkg/mod", true}, {"~/.rustup", false}},
+			warnings: []string{
+				"project.yaml:1:10: warning: sandbox cache ~/go/bin is not among the caches of the layers above (system.yaml + user.yaml), which it cannot add to; it is ignored",
+				"project.yaml:1:10: warning: sandbox cache ~/.rustup cannot be made writable, being read-only in the layers above (system.yaml + user.yaml); it stays read-only",
+			}},
+		{name: "a project drops every cache", user: "-", project: "sandbox: {caches: []}\n", want: []SandboxCache{}},
+		{name: "the system bounds the user", system: "sandbox: {caches: [{path: ~/.cache, mode: read}]}\n", user: "-",
+			want: []SandboxCache{{"~/.cache", false}},
+			warnings: []string{"user.yaml:2:3: warning: sandbox cache ~/.cache cannot be made writable, being read-only in the system policy system.yaml; it stays read-only",
+				"user.yaml:2:3: warning: sandbox cache ~/.m2/repository is not among the caches of the system policy system.yaml, which it cannot add to; it is ignored"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sys, usr, proj *Policy
+			if tc.system != "" {
+				sys = mustParseAs(t, "system.yaml", tc.system)
+			}
+			usr = mustParseAs(t, "user.yaml", "level: full\n")
+			if tc.user == "-" {
+				usr = mustParseAs(t, "user.yaml", "sandbox:\n  caches: [{path: ~/.cache, mode: write}, {path: ~/.m2/repository, mode: read}]\n")
+			}
+			if tc.project != "" {
+				proj = mustParseAs(t, "project.yaml", tc.project)
+			}
+			if sys == nil {
+				sys = mustParseAs(t, "system.yaml", "level: full\n")
+			}
+			m, diags := Merge(sys, usr, proj)
+			got := m.SandboxFor(results(t, m, Full, cmd("ls")))
+			if tc.want == nil {
+				if got.CachesSet {
+					t.Fatalf("caches = %v, want unset (defaults %v)", got.Caches, def)
+				}
+			} else if !got.CachesSet || !slices.Equal(got.Caches, tc.want) {
+				t.Fatalf("caches = %v (set %v), want %v", got.Caches, got.CachesSet, tc.want)
+			}
+			if m.Sandbox.CachesSet != got.CachesSet || !slices.Equal(m.Sandbox.Caches, got.Caches) {
+				t.Errorf("the stack's section shows caches %v, SandboxFor %v", m.Sandbox.Caches, got.Caches)
+			}
+			var warns []string
+			for _, d := range diags {
+				if strings.Contains(d.Msg, "cache") {
+					warns = append(warns, d.String())
+				}
+			}
+			if strings.Join(warns, "\n") != strings.Join(tc.warnings, "\n") {
+				t.Errorf("warnings\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(tc.warnings, "\n"))
+			}
+		})
+	}
+}
+
+func TestNarrowCaches(t *testing.T) {
+	base := []SandboxCache{{"~/.cache", true}, {"~/.rustup", false}, {"/srv/c", true}}
+	got := NarrowCaches(base, []SandboxCache{{"~/.cache/pip", true}, {"~/.cachex", true}, {"~/.rustup/toolchains", true}, {"/srv/c", false}, {"/srv", true}})
+	want := []SandboxCache{{"~/.cache/pip", true}, {"~/.rustup/toolchains", false}, {"/srv/c", false}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("NarrowCaches = %v, want %v", got, want)
+	}
+}
+
+func TestLintRuleCachesHaveNoEffect(t *testing.T) {
+	src := "rules:\n  - {name: a, action: allow, command: {argv_prefix: [a]}, sandbox: {caches: []}}\n"
+	var got []string
+	for _, d := range Lint("p.yaml", []byte(src)) {
+		got = append(got, d.String())
+	}
+	want := `p.yaml:2:68: warning: the sandbox caches of rule "a" have no effect: caches are set in the top-level sandbox section only`
+	if !slices.Contains(got, want) {
+		t.Fatalf("Lint = %q, want %q", got, want)
+	}
+}
