@@ -336,11 +336,11 @@ func (w *walker) readBuiltin(inv *invocation) {
 		if len(parts) > 0 {
 			v.str = parts[0]
 		}
-		st.assign(arr.val, v)
+		w.assignVar(st, arr.val, v)
 		return
 	}
 	if len(names) == 0 {
-		st.assign("REPLY", knownString(line))
+		w.assignVar(st, "REPLY", knownString(line))
 		return
 	}
 	parts := splitRead(line, ifs, len(names))
@@ -349,7 +349,7 @@ func (w *walker) readBuiltin(inv *invocation) {
 		if k < len(parts) {
 			v = parts[k]
 		}
-		st.assign(n, knownString(v))
+		w.assignVar(st, n, knownString(v))
 	}
 }
 
@@ -576,7 +576,15 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 			v = value{known: true}
 		}
 		if transform {
-			v = value{exported: v.exported, attr: true}
+			v = value{exported: v.exported, attr: true, integer: v.integer}
+		}
+		switch {
+		case strings.Contains(minus, "i"):
+			v.integer = true
+		case strings.Contains(plus, "i"):
+			v.integer = false
+		default:
+			v.integer = v.integer || old.integer
 		}
 		v.exported = old.exported || variant == "export" || strings.Contains(minus, "x")
 		if strings.Contains(plus, "x") {
@@ -584,6 +592,11 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 		}
 		v.attr = v.attr || old.attr
 		st.setVar(it.name, v)
+		if v.integer && it.val != nil {
+			// declare -i y=VALUE evaluates VALUE as arithmetic, where an
+			// array subscript runs its substitutions.
+			w.walkArithValue(st, *it.val)
+		}
 	}
 	if strings.Contains(minus, "n") {
 		// A reference to an array element evaluates its subscript each

@@ -168,6 +168,35 @@ var parseCases = []parseCase{
 	{name: "arith command var", src: "x='a[$(reboot)]'; (( x ))", want: []string{
 		"[((…)) > arithmetic > $(…)] reboot",
 	}},
+	{name: "integer declared from a var", src: "x='a[$(reboot)]'; declare -i y=x", want: []string{
+		"declare -i y=x",
+		"[arithmetic > arithmetic > $(…)] reboot",
+	}},
+	{name: "integer assigned a var", src: "x='a[$(reboot)]'; declare -i y; y=x", want: []string{
+		"declare -i y",
+		"[arithmetic > arithmetic > $(…)] reboot",
+	}},
+	{name: "integer appended a var", src: "x='a[$(reboot)]'; declare -i y; y+=x", want: []string{
+		"declare -i y",
+		"[arithmetic > arithmetic > $(…)] reboot",
+	}},
+	{name: "integer element", src: "declare -ai y; y[0]='a[$(reboot)]'", want: []string{
+		"declare -ai y",
+		"[arithmetic > $(…)] reboot",
+	}},
+	{name: "integer read", src: "declare -i y; read y <<< 'a[$(reboot)]'", want: []string{
+		"declare -i y",
+		"read y <<<a[$(reboot)]",
+		"[arithmetic > $(…)] reboot",
+	}},
+	{name: "integer local", src: "f() { local -i n=$1; }; f 'a[$(reboot)]'", want: []string{
+		"[function f] local -i n=a[$(reboot)]",
+		"[function f > arithmetic > $(…)] reboot",
+	}},
+	{name: "integer plain", src: "declare -i n=5; echo $n", want: []string{
+		"declare -i n=5",
+		"echo `$n`",
+	}},
 	{name: "declare value", src: "declare -r x=$(id)", want: []string{
 		"[$(…)] id",
 		"declare -r `x=$(id)`",

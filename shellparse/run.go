@@ -75,6 +75,10 @@ func (w *walker) call(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) {
 			callSt = st.clone()
 		}
 		for _, a := range c.Assigns {
+			integer := a.Name != nil && callSt.lookup(a.Name.Value).integer
+			if integer {
+				w.walkIntAssign(callSt, a)
+			}
 			text, v, name := w.assignment(callSt, a)
 			assigns = append(assigns, text.val)
 			if name == "" {

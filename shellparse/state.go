@@ -17,17 +17,18 @@ type value struct {
 	isArr    bool     // indexed array
 	exported bool     // passed to child processes
 	attr     bool     // declared with a transforming attribute (-i, -l, -u, -c, -A, -n)
+	integer  bool     // declared -i: every value assigned is evaluated as arithmetic
 }
 
 func (v value) equal(o value) bool {
 	return v.known == o.known && v.set == o.set && v.str == o.str &&
 		v.isArr == o.isArr && slices.Equal(v.arr, o.arr) &&
-		v.exported == o.exported && v.attr == o.attr
+		v.exported == o.exported && v.attr == o.attr && v.integer == o.integer
 }
 
 // unknownValue keeps the flags of v but forgets its contents.
 func (v value) unknown() value {
-	return value{exported: v.exported, attr: v.attr}
+	return value{exported: v.exported, attr: v.attr, integer: v.integer}
 }
 
 func knownString(s string) value { return value{known: true, set: true, str: s} }
@@ -292,7 +293,7 @@ func (st *state) assign(name string, v value) {
 	old := st.lookup(name)
 	v.exported = v.exported || old.exported || st.allexport
 	if old.attr || dynamicSpecial(name) {
-		v = value{exported: v.exported, attr: old.attr}
+		v = value{exported: v.exported, attr: old.attr, integer: old.integer}
 	}
 	st.setVar(name, v)
 }

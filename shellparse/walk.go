@@ -297,7 +297,7 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 			if f.dyn {
 				s.forget(vname)
 			} else {
-				s.assign(vname, knownString(f.val))
+				w.assignVar(s, vname, knownString(f.val))
 			}
 			if c.Select {
 				s.forget("REPLY")
@@ -583,6 +583,66 @@ func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
 		w.walkArith(st, x.X, depth)
 		w.leave()
 	}
+}
+
+// assignVar records NAME=v; a variable declared -i evaluates what it is
+// given as arithmetic: y=x with x='a[$(cmd)]' runs cmd.
+func (w *walker) assignVar(st *state, name string, v value) {
+	st.assign(name, v)
+	if st.lookup(name).integer {
+		w.walkArithValue(st, v)
+	}
+}
+
+// walkIntAssign walks what NAME=value, NAME+=value, NAME[i]=value or
+// NAME=(...) gives a variable declared -i: the shell evaluates it as
+// arithmetic.
+func (w *walker) walkIntAssign(st *state, a *syntax.Assign) {
+	if a.Value != nil {
+		if f := w.literal(st, a.Value, true); !f.dyn {
+			w.walkArithText(st, f.val)
+		}
+	}
+	if a.Array != nil {
+		for _, e := range a.Array.Elems {
+			if e.Value == nil {
+				continue
+			}
+			if f := w.literal(st, e.Value, true); !f.dyn {
+				w.walkArithText(st, f.val)
+			}
+		}
+	}
+}
+
+// walkArithValue walks a value the shell evaluates as arithmetic: each
+// element of an array, the string otherwise.
+func (w *walker) walkArithValue(st *state, v value) {
+	if !v.known {
+		return
+	}
+	if v.isArr {
+		for _, s := range v.arr {
+			w.walkArithText(st, s)
+		}
+		return
+	}
+	w.walkArithText(st, v.str)
+}
+
+// walkArithText is walkArithString for any text, also one that only names
+// variables whose values hold substitutions.
+func (w *walker) walkArithText(st *state, s string) {
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
+	if err != nil || x == nil {
+		return
+	}
+	n := w.pushCtx("arithmetic")
+	w.walkArith(st, x, 1)
+	w.popCtx(n)
 }
 
 // walkArithString walks text the shell evaluates as arithmetic.

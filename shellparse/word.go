@@ -1029,7 +1029,7 @@ func (w *walker) paramOp(st *state, pe *syntax.ParamExp, name string, r pval, se
 		if op == syntax.AssignUnset || op == syntax.AssignUnsetOrNull {
 			if validName(name) {
 				if ok {
-					st.assign(name, knownString(f.val))
+					w.assignVar(st, name, knownString(f.val))
 				} else {
 					st.forget(name)
 				}
