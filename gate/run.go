@@ -167,27 +167,27 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	cmd.Env = os.Environ()
 
 	code := -1
+	// In the foreground of a terminal the command runs as a job with the
+	// terminal to itself: what the keyboard generates reaches it alone, so
+	// every signal mnemos receives was sent to mnemos and is relayed once.
+	j := foregroundJob(cmd)
 	applied, runErr := sandbox.StartPrepared(cmd, spec, status, pre)
-	if runErr == nil {
+	if runErr != nil {
+		j.restore(cmd)
+	} else {
 		done := make(chan struct{})
 		go func() {
 			for {
 				select {
 				case s := <-sigs:
-					// Terminal signals reach the child through the process
-					// group already; relay only what was sent to mnemos.
-					if s == syscall.SIGINT || s == syscall.SIGQUIT {
-						if isForeground() {
-							continue
-						}
-					}
 					_ = cmd.Process.Signal(s)
 				case <-done:
 					return
 				}
 			}
 		}()
-		waitErr := cmd.Wait()
+		waitErr := j.wait(cmd)
+		j.restore(cmd)
 		close(done)
 		code = exitCode(cmd.ProcessState)
 		if waitErr != nil && !errors.As(waitErr, new(*exec.ExitError)) {

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +24,7 @@ import (
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/shellparse"
+	"golang.org/x/sys/unix"
 )
 
 // sandboxFixture is a gate over a fake root outside /tmp (which the
@@ -828,4 +831,115 @@ func TestDefaultCachesAgree(t *testing.T) {
 	if want := sandbox.DefaultCaches(home); !slices.Equal(got, want) {
 		t.Fatalf("policy.DefaultCaches = %v\nsandbox.DefaultCaches = %v", got, want)
 	}
+}
+
+// TestRunOnTerminalSignalsOnce: run from a terminal's foreground, the
+// command gets a ^C typed on the terminal once, and a SIGINT sent to
+// mnemos with kill once too, and mnemos passes its end through (130 when
+// the interrupt killed it). mnemos here is a copy of this test binary,
+// started as the session leader of a new pseudo-terminal.
+func TestRunOnTerminalSignalsOnce(t *testing.T) {
+	if mode := os.Getenv("MNEMOS_TTY_TEST"); mode != "" {
+		ttySignalHelper(t, mode)
+		return
+	}
+	requireLandlock(t, 1)
+	if !fileExists("/usr/bin/python3") {
+		t.Skip("needs /usr/bin/python3")
+	}
+	for _, tc := range []struct {
+		mode, via, want string
+	}{
+		{"count", "kill", "SIGINTS 1\r\nEXIT 0"},
+		{"count", "terminal", "SIGINTS 1\r\nEXIT 0"},
+		{"die", "kill", "EXIT 130"},
+		{"die", "terminal", "EXIT 130"},
+	} {
+		t.Run(tc.mode+" via "+tc.via, func(t *testing.T) {
+			master, slave := openPTY(t)
+			dir := t.TempDir()
+			helper := exec.Command(os.Args[0], "-test.run=^TestRunOnTerminalSignalsOnce$")
+			helper.Env = append(os.Environ(), "MNEMOS_TTY_TEST="+tc.mode, "MNEMOS_TTY_READY="+filepath.Join(dir, "ready"))
+			helper.Stdin, helper.Stdout, helper.Stderr = slave, slave, slave
+			helper.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			if err := helper.Start(); err != nil {
+				t.Fatal(err)
+			}
+			slave.Close()
+			out := make(chan string, 1)
+			go func() {
+				b, _ := io.ReadAll(master) // EIO once the helper is gone
+				out <- string(b)
+			}()
+			for deadline := time.Now().Add(20 * time.Second); !fileExists(filepath.Join(dir, "ready")); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					helper.Process.Kill()
+					t.Fatalf("the command never started: %s", <-out)
+				}
+			}
+			if tc.via == "kill" {
+				if err := helper.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := master.Write([]byte{3}); err != nil { // ^C
+				t.Fatal(err)
+			}
+			if err := helper.Wait(); err != nil {
+				t.Errorf("helper: %v", err)
+			}
+			master.Close()
+			if got := <-out; !strings.Contains(got, tc.want) {
+				t.Errorf("terminal shows %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// ttySignalHelper is the mnemos of TestRunOnTerminalSignalsOnce: it runs a
+// python command that counts the SIGINTs it gets for two seconds (count)
+// or dies of the first (die), and prints its exit status.
+func ttySignalHelper(t *testing.T, mode string) {
+	f := pythonFixture(t, "")
+	code := `import os, signal, sys, time
+n = 0
+def h(*_):
+    global n
+    n += 1
+signal.signal(signal.SIGINT, h if sys.argv[1] == "count" else signal.SIG_DFL)
+open(sys.argv[2], "w").close()
+end = time.time() + 2
+while time.time() < end:
+    time.sleep(0.02)
+print("SIGINTS", n, flush=True)`
+	res, err := f.g.Run(context.Background(), f.req("/usr/bin/python3", "-c", code, mode, os.Getenv("MNEMOS_TTY_READY")),
+		Stdio{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("EXIT %d\n", res.ExitCode)
+}
+
+// openPTY opens a pseudo-terminal pair (Linux: TIOCSPTLCK and TIOCGPTN).
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	const tiocsptlck, tiocgptn = 0x40045431, 0x80045430
+	if runtime.GOOS != "linux" {
+		t.Skip("opens a Linux pseudo-terminal")
+	}
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), tiocsptlck, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), tiocgptn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
 }

@@ -2,4 +2,14 @@
 
 package gate
 
-func isForeground() bool { return false }
+import "os/exec"
+
+// job is a command run in the foreground of mnemos's terminal; elsewhere
+// than Linux, commands share mnemos's process group.
+type job struct{}
+
+func foregroundJob(*exec.Cmd) *job { return nil }
+
+func (j *job) restore(*exec.Cmd) {}
+
+func (j *job) wait(cmd *exec.Cmd) error { return cmd.Wait() }
