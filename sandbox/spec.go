@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -243,7 +245,7 @@ func DefaultSpec(o Options) (Spec, error) {
 	}
 	caches := o.Caches
 	if caches == nil {
-		caches = slices.DeleteFunc(DefaultCaches(o.Home), func(c Cache) bool { return len(existing([]string{c.Path})) == 0 })
+		caches = slices.DeleteFunc(DefaultCaches(o.Home), func(c Cache) bool { return !ensureCache(c) })
 	}
 	var readCaches, writeCaches []string
 	for _, c := range caches {
@@ -293,6 +295,27 @@ func resolverPaths() []string {
 }
 
 // existing keeps the paths that exist.
+// ensureCache reports whether a default cache exists, first creating a
+// write cache whose tool directory exists but that the tool has not made
+// yet (~/.cargo/registry before the first download): a confined command
+// could not create it, since the directory holding it is not granted.
+func ensureCache(c Cache) bool {
+	if _, err := os.Stat(c.Path); err == nil {
+		return true
+	}
+	if !c.Write {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Dir(c.Path)); err != nil || !fi.IsDir() {
+		return false
+	}
+	if err := os.Mkdir(c.Path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	fi, err := os.Lstat(c.Path)
+	return err == nil && fi.IsDir()
+}
+
 func existing(paths []string) []string {
 	out := paths[:0:0]
 	for _, p := range paths {

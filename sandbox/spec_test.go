@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -470,5 +471,46 @@ func TestDefaultCachesSecurity(t *testing.T) {
 		if p := filepath.Join(h, rel); !slices.Contains(s.ReadExec, p) {
 			t.Errorf("the default spec does not let commands run programs from %s: %v", p, s.ReadExec)
 		}
+	}
+}
+
+// A default write cache that its tool has not made yet is created when the
+// tool's directory exists, so that the first download under the sandbox
+// works; nothing is created for a tool that is not there.
+func TestDefaultCachesCreatedForPresentTools(t *testing.T) {
+	h := filepath.Join(t.TempDir(), "home")
+	for _, rel := range []string{".cargo/bin", "src/p"} {
+		if err := os.MkdirAll(filepath.Join(h, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := DefaultSpec(Options{Workspace: filepath.Join(h, "src", "p"), Home: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{".cargo/registry", ".cargo/git", ".cache"} {
+		p := filepath.Join(h, rel)
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			t.Errorf("%s was not created: %v", p, err)
+		}
+		if !slices.Contains(s.ReadWrite, p) {
+			t.Errorf("%s is not granted write: %v", p, s.ReadWrite)
+		}
+	}
+	for _, rel := range []string{"go", ".npm", ".gradle", ".m2"} {
+		if _, err := os.Lstat(filepath.Join(h, rel)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s was created for a tool that is not there (err %v)", rel, err)
+		}
+	}
+	// A user's own cache list is taken as given: nothing is created.
+	h2 := filepath.Join(t.TempDir(), "home")
+	if err := os.MkdirAll(filepath.Join(h2, ".cargo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DefaultSpec(Options{Workspace: t.TempDir(), Home: h2, Caches: []Cache{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(h2, ".cargo", "registry")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a cache was created although the policy lists none (err %v)", err)
 	}
 }
