@@ -331,7 +331,7 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 		p.Level = l
 		p.wrote(setLevel, d.pos(v))
 	case "sandbox":
-		sc, err := d.sandbox(v)
+		sc, err := d.sandbox(v, false)
 		if err != nil {
 			return err
 		}
@@ -575,7 +575,7 @@ func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 			}
 			r.Scope = st
 		case "sandbox":
-			sc, err := d.sandbox(v)
+			sc, err := d.sandbox(v, true)
 			if err != nil {
 				return r, err
 			}

@@ -343,10 +343,16 @@ func appendPorts(dst []uint16, src ...uint16) []uint16 {
 	return dst
 }
 
-const sandboxKeys = "read, write, ports, bind, network or required"
+// sandboxKeys and ruleSandboxKeys name the keys of the sandbox section and
+// of a rule's override, for the unknown-key message.
+const (
+	sandboxKeys     = "read, write, caches, ports, bind, network or required"
+	ruleSandboxKeys = "read, write, ports, bind, network or required"
+)
 
-// sandbox decodes a sandbox: section or a rule's override.
-func (d *decoder) sandbox(n *yaml.Node) (SandboxConfig, *Error) {
+// sandbox decodes the sandbox: section, or a rule's override when rule is
+// set (which cannot set the caches: they are the same for every command).
+func (d *decoder) sandbox(n *yaml.Node, rule bool) (SandboxConfig, *Error) {
 	sc := SandboxConfig{Pos: Pos{File: d.file, Line: n.Line, Col: n.Column}}
 	if n.Kind != yaml.MappingNode {
 		return sc, d.errAt(n, "sandbox must be a mapping, e.g. {write: [~/.cache/bazel], ports: [443]}")
@@ -365,6 +371,9 @@ func (d *decoder) sandbox(n *yaml.Node) (SandboxConfig, *Error) {
 				sc.Write = ps
 			}
 		case "caches":
+			if rule {
+				return sc, d.errAt(k, "a rule's sandbox cannot set caches: set them in the top-level sandbox section")
+			}
 			cs, err := d.caches(v)
 			if err != nil {
 				return sc, err
@@ -393,7 +402,11 @@ func (d *decoder) sandbox(n *yaml.Node) (SandboxConfig, *Error) {
 			}
 			sc.Required = b
 		default:
-			return sc, d.errAt(k, fmt.Sprintf("unknown key %q in sandbox (want %s)", k.Value, sandboxKeys))
+			keys := sandboxKeys
+			if rule {
+				keys = ruleSandboxKeys
+			}
+			return sc, d.errAt(k, fmt.Sprintf("unknown key %q in sandbox (want %s)", k.Value, keys))
 		}
 	}
 	return sc, nil
@@ -590,8 +603,6 @@ func lintSandbox(p *Policy) []Diagnostic {
 		switch {
 		case r.Action == Deny:
 			warn(sc.Pos, fmt.Sprintf("the sandbox of rule %q has no effect: a command it denies never runs", r.Name))
-		case sc.CachesSet:
-			warn(sc.Pos, fmt.Sprintf("the sandbox caches of rule %q have no effect: caches are set in the top-level sandbox section only", r.Name))
 		case len(sc.Ports) > 0 && len(top.Ports) == 0:
 			warn(sc.Pos, fmt.Sprintf("the ports of rule %q add to the top-level sandbox ports, which sets none: every port is already open when the command has network", r.Name))
 		}

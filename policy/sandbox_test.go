@@ -343,15 +343,3 @@ func TestNarrowCaches(t *testing.T) {
 		t.Fatalf("NarrowCaches = %v, want %v", got, want)
 	}
 }
-
-func TestLintRuleCachesHaveNoEffect(t *testing.T) {
-	src := "rules:\n  - {name: a, action: allow, command: {argv_prefix: [a]}, sandbox: {caches: []}}\n"
-	var got []string
-	for _, d := range Lint("p.yaml", []byte(src)) {
-		got = append(got, d.String())
-	}
-	want := `p.yaml:2:68: warning: the sandbox caches of rule "a" have no effect: caches are set in the top-level sandbox section only`
-	if !slices.Contains(got, want) {
-		t.Fatalf("Lint = %q, want %q", got, want)
-	}
-}
