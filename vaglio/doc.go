@@ -65,7 +65,13 @@
 //     .config/*/credentials*, .netrc, .docker/config.json, .kube/config,
 //     .git-credentials, .pgpass, .env and .env.* but not .env.example,
 //     .env.sample, .env.template) are forbidden wherever they are, not only
-//     in the user's home. Programs that only read may read *.pub and
+//     in the user's home. So are the token and key stores of common CLIs:
+//     .npmrc, .pypirc, .config/gh/hosts.yml, .config/hub, gcloud's
+//     credential files, .azure's token caches, .local/share/keyrings,
+//     .password-store, .vault-token, .terraform.d, .cargo and .gem
+//     credentials, .m2/settings-security.xml, .my.cnf, .boto, .s3cfg,
+//     rclone.conf, .config/op, age keys, .oci and Hugging Face tokens.
+//     Listing them, and the directories that hold them, is not a hit. Programs that only read may read *.pub and
 //     known_hosts under .ssh; any other use (write, copy, chmod) is a hit.
 //   - /root and below is forbidden unless the user's home is /root (or
 //     inside it): then the home rules apply to it instead.

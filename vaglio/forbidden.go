@@ -128,11 +128,13 @@ func mayBeForbiddenFold(cd candidate) bool {
 
 // floatingHead reports the names a floating rule can start with.
 func floatingHead(e string) bool {
-	if len(e) < 4 || e[0] != '.' {
+	if len(e) < 3 || e[0] != '.' {
 		return false
 	}
 	switch e {
-	case ".ssh", ".gnupg", ".aws", ".config", ".netrc", ".docker", ".kube", ".git-credentials", ".pgpass", ".env":
+	case ".ssh", ".gnupg", ".aws", ".config", ".netrc", ".docker", ".kube", ".git-credentials", ".pgpass", ".env",
+		".age", ".azure", ".local", ".password-store", ".vault-token", ".terraform.d", ".cargo", ".gem", ".m2",
+		".my.cnf", ".boto", ".s3cfg", ".oci", ".huggingface", ".cache", ".npmrc", ".pypirc":
 		return true
 	}
 	return strings.HasPrefix(e, ".env.")

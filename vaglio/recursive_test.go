@@ -43,7 +43,7 @@ func TestSecurityRecursiveReadOfSecretDirectory(t *testing.T) {
 
 func TestSecurityForbiddenPathsIgnoreCase(t *testing.T) {
 	g := testGuard()
-	for _, line := range []string{"cat /home/u/.SSH/id_rsa", "cat ~/.Aws/Credentials", "cat /ETC/shadow", "cp /home/u/.GnuPG/x /tmp"} {
+	for _, line := range []string{"cat /home/u/.SSH/id_rsa", "cat ~/.Aws/Credentials", "cat /ETC/shadow", "cp /home/u/.GnuPG/x /tmp", "cat ~/.azure/ACCESSTOKENS.JSON", "cat ~/.azure/accessTokens.json", "cat ~/.Config/GH/hosts.yml"} {
 		if h, hit := g.Check(cmd(line), "/w"); !hit || h.Check != CheckForbiddenPath {
 			t.Errorf("%q: hit %v %+v, want a forbidden-path hit", line, hit, h)
 		}

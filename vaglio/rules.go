@@ -24,7 +24,7 @@ type pathRule struct {
 // forbiddenRules is the guard's forbidden-path list (seed 003's list, made
 // precise), without the block devices, which deviceRules lists. It is
 // returned by value: there is no table anyone could change.
-func forbiddenRules() [29]pathRule {
+func forbiddenRules() [57]pathRule {
 	return [...]pathRule{
 		{pattern: "/etc/passwd", why: "the user database"},
 		{pattern: "/etc/passwd-", why: "the user database backup"},
@@ -53,6 +53,34 @@ func forbiddenRules() [29]pathRule {
 		{pattern: "**/.kube/config", why: "cluster credentials"},
 		{pattern: "**/.git-credentials", why: "stored git passwords"},
 		{pattern: "**/.pgpass", why: "stored database passwords"},
+		{pattern: "**/.config/gh/hosts.yml", why: "GitHub CLI tokens"},
+		{pattern: "**/.config/hub", why: "GitHub tokens"},
+		{pattern: "**/.config/gcloud/application_default_credentials.json", why: "Google Cloud credentials"},
+		{pattern: "**/.config/gcloud/access_tokens.db", why: "Google Cloud access tokens"},
+		{pattern: "**/.config/gcloud/legacy_credentials/**", why: "Google Cloud credentials"},
+		{pattern: "**/.config/rclone/rclone.conf", why: "cloud storage credentials"},
+		{pattern: "**/.config/op/**", why: "1Password CLI sessions"},
+		{pattern: "**/.config/sops/age/keys.txt", why: "age private keys"},
+		{pattern: "**/.age/**", why: "age private keys"},
+		{pattern: "**/.azure/access[Tt]okens.json", why: "Azure tokens"},
+		{pattern: "**/.azure/msal_token_cache.*", why: "Azure tokens"},
+		{pattern: "**/.azure/service_principal_entries.*", why: "Azure service principal secrets"},
+		{pattern: "**/.local/share/keyrings/**", why: "the login keyring"},
+		{pattern: "**/.password-store/**", why: "stored passwords"},
+		{pattern: "**/.vault-token", why: "a Vault token"},
+		{pattern: "**/.terraform.d/credentials.tfrc.json", why: "Terraform tokens"},
+		{pattern: "**/.cargo/credentials*", why: "crates.io tokens"},
+		{pattern: "**/.gem/credentials", why: "RubyGems API keys"},
+		{pattern: "**/.m2/settings-security.xml", why: "the Maven master password"},
+		{pattern: "**/.my.cnf", why: "stored database passwords"},
+		{pattern: "**/.boto", why: "cloud storage credentials"},
+		{pattern: "**/.s3cfg", why: "S3 credentials"},
+		{pattern: "**/.oci/**", why: "Oracle Cloud keys"},
+		{pattern: "**/.huggingface/token", why: "a Hugging Face token"},
+		{pattern: "**/.cache/huggingface/token", why: "a Hugging Face token"},
+		{pattern: "**/.cache/huggingface/stored_tokens", why: "Hugging Face tokens"},
+		{pattern: "**/.npmrc", why: "package registry tokens"},
+		{pattern: "**/.pypirc", why: "package index passwords"},
 		{pattern: "**/.env", why: "an environment file with secrets"},
 		{pattern: "**/.env.*", why: "an environment file with secrets",
 			except: ".env.example .env.sample .env.template"},
