@@ -50,6 +50,9 @@ const (
 	StatusApproved Status = "approved"
 	StatusRejected Status = "rejected"
 	StatusExpired  Status = "expired"
+	// StatusCancelled is a request its requester withdrew (Cancel). It is
+	// stored as rejected, with the reason in cancel_reason.
+	StatusCancelled Status = "cancelled"
 )
 
 // Decision is a person's answer to a request.
@@ -132,6 +135,8 @@ type Pending struct {
 	// Recurrence is how many requests of the same class from the same
 	// identity existed when this one was created.
 	Recurrence int `json:"recurrence"`
+	// CancelReason is why the requester withdrew a cancelled request.
+	CancelReason string `json:"cancel_reason,omitempty"`
 }
 
 // Requester returns the identity the request was made for.
@@ -202,7 +207,7 @@ func (s *Store) newToken() (string, error) {
 func pendingColumns(statusExpr string) string {
 	return `token, channel, sender_id, capability_class, action_verb, target_summary,
 		created_at, expires_at, ` + statusExpr + `, decision_at, decision_by_channel,
-		decision_by_sender, request_key, request_extra, territory, recurrence`
+		decision_by_sender, request_key, request_extra, territory, recurrence, cancel_reason`
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -213,10 +218,10 @@ func scanPending(r scanner, extra ...any) (Pending, error) {
 		created, expires              string
 		status                        string
 		decAt, decChan, decSend, terr sql.NullString
-		reqExtra                      sql.NullString
+		reqExtra, cancel              sql.NullString
 	)
 	dest := []any{&p.Token, &p.Channel, &p.Sender, &p.CapabilityClass, &p.ActionVerb, &p.TargetSummary,
-		&created, &expires, &status, &decAt, &decChan, &decSend, &p.RequestKey, &reqExtra, &terr, &p.Recurrence}
+		&created, &expires, &status, &decAt, &decChan, &decSend, &p.RequestKey, &reqExtra, &terr, &p.Recurrence, &cancel}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return Pending{}, err
 	}
@@ -231,6 +236,9 @@ func scanPending(r scanner, extra ...any) (Pending, error) {
 		return Pending{}, err
 	}
 	p.Status = Status(status)
+	if p.Status == StatusRejected && cancel.Valid {
+		p.Status, p.CancelReason = StatusCancelled, cancel.String
+	}
 	if decChan.Valid || decSend.Valid {
 		p.DecisionBy = &Identity{Channel: decChan.String, Sender: decSend.String}
 	}
@@ -424,9 +432,75 @@ func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identi
 	if ticketTTL == 0 {
 		ticketTTL = DefaultTicketTTL
 	}
+	return s.settle(ctx, "resolve", token, by, now, func(tx *sql.Tx, p *Pending, n string) error {
+		var terr any // territory is recorded on approval only
+		if d == Approve {
+			terr = territory
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE pending SET status = ?, decision_at = ?,
+			decision_by_channel = ?, decision_by_sender = ?, territory = ?
+			WHERE token = ? AND status = 'pending' AND expires_at >= ?`,
+			string(status), n, by.Channel, by.Sender, terr, p.Token, n)
+		if err != nil {
+			return err
+		}
+		if k, err := res.RowsAffected(); err != nil {
+			return err
+		} else if k != 1 {
+			return ErrAlreadyResolved
+		}
+		if d == Approve && !o.NoTicket {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tickets (request_key, approval_token, created_at, expires_at)
+				VALUES (?, ?, ?, ?)`, p.RequestKey, p.Token, n, formatTime(now.Add(ticketTTL))); err != nil {
+				return fmt.Errorf("issue ticket: %w", err)
+			}
+		}
+		if d == Approve {
+			p.Territory = territory
+		}
+		p.Status = status
+		return nil
+	})
+}
+
+// Cancel withdraws a pending request on its requester's word: it will not
+// be approved, and no ticket is issued. It makes the same checks as
+// Resolve, in the same order (an expired request is marked expired), and
+// records the reason; the request then reads as StatusCancelled.
+func (s *Store) Cancel(ctx context.Context, token string, by Identity, reason string, now time.Time) (Pending, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		reason = "withdrawn by the requester"
+	}
+	return s.settle(ctx, "cancel", token, by, now, func(tx *sql.Tx, p *Pending, n string) error {
+		res, err := tx.ExecContext(ctx, `UPDATE pending SET status = 'rejected', cancel_reason = ?,
+			decision_at = ?, decision_by_channel = ?, decision_by_sender = ?
+			WHERE token = ? AND status = 'pending' AND expires_at >= ?`,
+			reason, n, by.Channel, by.Sender, p.Token, n)
+		if err != nil {
+			return err
+		}
+		if k, err := res.RowsAffected(); err != nil {
+			return err
+		} else if k != 1 {
+			return ErrAlreadyResolved
+		}
+		p.Status, p.CancelReason = StatusCancelled, reason
+		return nil
+	})
+}
+
+// settle runs seed 002's four checks on a request, in order, inside one
+// immediate transaction: the token is known (ErrUnknownToken); the request
+// is still pending (ErrAlreadyResolved: no double spend); it has not
+// expired (ErrExpired, after committing the expired status); by is the
+// requester (ErrNotRequester). Only then does apply write the decision;
+// it sets the new status on p and must change the row with a conditional
+// UPDATE.
+func (s *Store) settle(ctx context.Context, op, token string, by Identity, now time.Time,
+	apply func(tx *sql.Tx, p *Pending, n string) error) (Pending, error) {
 	token = normToken(token)
 	n := formatTime(now)
-
 	var (
 		out     Pending
 		expired bool
@@ -459,33 +533,11 @@ func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identi
 		if p.Channel != by.Channel || p.Sender != by.Sender {
 			return ErrNotRequester
 		}
-		var terr any // territory is recorded on approval only
-		if d == Approve {
-			terr = territory
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE pending SET status = ?, decision_at = ?,
-			decision_by_channel = ?, decision_by_sender = ?, territory = ?
-			WHERE token = ? AND status = 'pending' AND expires_at >= ?`,
-			string(status), n, by.Channel, by.Sender, terr, token, n)
-		if err != nil {
+		if err := apply(tx, &p, n); err != nil {
 			return err
-		}
-		if k, err := res.RowsAffected(); err != nil {
-			return err
-		} else if k != 1 {
-			return ErrAlreadyResolved
-		}
-		if d == Approve && !o.NoTicket {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO tickets (request_key, approval_token, created_at, expires_at)
-				VALUES (?, ?, ?, ?)`, p.RequestKey, token, n, formatTime(now.Add(ticketTTL))); err != nil {
-				return fmt.Errorf("issue ticket: %w", err)
-			}
-		}
-		if d == Approve {
-			p.Territory = territory
 		}
 		at := now.UTC()
-		p.Status, p.DecisionAt, p.DecisionBy = status, &at, &Identity{Channel: by.Channel, Sender: by.Sender}
+		p.DecisionAt, p.DecisionBy = &at, &Identity{Channel: by.Channel, Sender: by.Sender}
 		out = p
 		return nil
 	})
@@ -493,7 +545,7 @@ func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identi
 		if errors.Is(err, ErrUnknownToken) || errors.Is(err, ErrAlreadyResolved) || errors.Is(err, ErrNotRequester) {
 			return Pending{}, err
 		}
-		return Pending{}, fmt.Errorf("resolve: %w", err)
+		return Pending{}, fmt.Errorf("%s: %w", op, err)
 	}
 	if expired {
 		return Pending{}, ErrExpired

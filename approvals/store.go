@@ -21,8 +21,8 @@ import (
 // migrated when opened (see migrate).
 //
 // Version 2 added grants.max_uses, grants.uses, grants.revoke_reason and
-// the rate_buckets table.
-const SchemaVersion = 2
+// the rate_buckets table; version 3 pending.cancel_reason.
+const SchemaVersion = 3
 
 // dsnSettings are applied by the driver to every connection it opens.
 // busy_timeout comes first so the others wait for a lock instead of failing.
@@ -60,7 +60,8 @@ CREATE TABLE IF NOT EXISTS pending (
 	request_key         TEXT NOT NULL,
 	request_extra       TEXT,
 	territory           TEXT CHECK (territory IN ('none', 'session', 'permanent')),
-	recurrence          INTEGER NOT NULL DEFAULT 0
+	recurrence          INTEGER NOT NULL DEFAULT 0,
+	cancel_reason       TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_pending_status ON pending(status);
 CREATE INDEX IF NOT EXISTS idx_pending_expires ON pending(expires_at);
@@ -117,6 +118,8 @@ func addedColumns() []addedColumn {
 		{"grants", "max_uses", "INTEGER NOT NULL DEFAULT 0 CHECK (max_uses >= 0)"},
 		{"grants", "uses", "INTEGER NOT NULL DEFAULT 0 CHECK (uses >= 0)"},
 		{"grants", "revoke_reason", "TEXT"},
+		// version 3
+		{"pending", "cancel_reason", "TEXT"},
 	}
 }
 

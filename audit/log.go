@@ -22,6 +22,7 @@ const (
 	KindApprovalApproved  = "approval.approved"
 	KindApprovalDenied    = "approval.denied"
 	KindApprovalExpired   = "approval.expired"
+	KindApprovalCancelled = "approval.cancelled"
 	KindGrantRecorded     = "grant.recorded"
 	KindGrantRevoked      = "grant.revoked"
 	KindRunStarted        = "run.started"

@@ -236,6 +236,26 @@ func (g *Gate) Deny(ctx context.Context, token string, by approvals.Identity) (a
 		slog.Any("argv", p.Details.Argv))
 }
 
+// Cancel withdraws a pending request on its requester's word (seed 002's
+// cancel_pending): it can no longer be approved, and approval.cancelled
+// records why.
+func (g *Gate) Cancel(ctx context.Context, token string, by approvals.Identity, reason string) (approvals.Pending, error) {
+	st, err := g.Store(ctx)
+	if err != nil {
+		return approvals.Pending{}, err
+	}
+	p, err := st.Cancel(ctx, token, by, reason, g.cfg.Now())
+	if err != nil {
+		if errors.Is(err, approvals.ErrExpired) {
+			_ = g.cfg.Audit.Append(ctx, "approval.expired", slog.String("id", token))
+		}
+		return p, err
+	}
+	return p, g.cfg.Audit.Append(ctx, "approval.cancelled",
+		slog.String("id", p.Token), slog.String("channel", by.Channel), slog.String("sender", by.Sender),
+		slog.Any("argv", p.Details.Argv), slog.String("reason", p.CancelReason))
+}
+
 // ExpireSweep marks pending requests past their TTL as expired and records
 // approval.expired for each.
 func (g *Gate) ExpireSweep(ctx context.Context) (int, error) {

@@ -15,6 +15,7 @@ type ApprovalsCmd struct {
 	Show    ApprovalsShowCmd `cmd:"" help:"Show one request and its card."`
 	Approve ApproveCmd       `cmd:"" help:"Approve a pending request: its identical rerun runs once."`
 	Deny    DenyCmd          `cmd:"" help:"Reject a pending request."`
+	Cancel  CancelCmd        `cmd:"" help:"Withdraw your own pending request: it can no longer be approved."`
 }
 
 // ApprovalsListCmd is mnemos approvals list.
@@ -146,5 +147,26 @@ func (c *DenyCmd) Run(a *app) error {
 		return err
 	}
 	fmt.Fprintf(a.io.out, "denied %s: %s\n", p.Token, strings.Join(p.Details.Argv, " "))
+	return nil
+}
+
+// CancelCmd is mnemos approvals cancel: the requester withdraws a request
+// it no longer needs, so that nobody approves it later.
+type CancelCmd struct {
+	ID     string `arg:"" help:"The request id."`
+	Reason string `help:"Why the request is withdrawn (recorded in the audit log)."`
+}
+
+// Run withdraws a request.
+func (c *CancelCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	p, err := g.Cancel(a.ctx, c.ID, a.identity(), c.Reason)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.io.out, "cancelled %s: %s (%s)\n", p.Token, strings.Join(p.Details.Argv, " "), oneLine(p.CancelReason))
 	return nil
 }
