@@ -20,7 +20,10 @@
 // here-strings, arrays, the common ${...} operators, arithmetic, aliases and
 // functions defined in the script, positional parameters of sh -c payloads.
 // Variables assigned on only some paths (branches, loops, && lists, function
-// locals) are treated as unknown. Whatever is only known at run time (an
+// locals) are treated as unknown. A for or select loop's variable takes
+// each word of the list in turn (after brace expansion); over a glob it is
+// one of the names the glob matches, so "$f" (quoted or not, or copied to
+// another variable) is that glob, as the word itself would be. Whatever is only known at run time (an
 // unknown variable, a substitution, a glob) makes the word Dynamic, with its
 // source text (or, for a glob, its pattern) as Value; a command whose name is
 // dynamic is marked Dynamic with a note saying why.

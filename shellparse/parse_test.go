@@ -63,7 +63,24 @@ var parseCases = []parseCase{
 		"[for] rm b",
 	}},
 	{name: "for loop glob", src: "for f in *.tmp; do rm \"$f\"; done", want: []string{
-		"[for] rm `\"$f\"`",
+		"[for] rm `*.tmp`",
+	}},
+	{name: "for loop glob and words", src: "for f in ~/.{ssh,aws}/* x; do cat $f \"${f}.bak\"; done", want: []string{
+		"[for] cat `/home/u/.ssh/*` `/home/u/.ssh/*.bak`",
+		"[for] cat `/home/u/.aws/*` `/home/u/.aws/*.bak`",
+		"[for] cat x x.bak",
+	}},
+	{name: "select over glob", src: "select f in /etc/sh*; do cat \"$f\"; done", want: []string{
+		"[select] cat `/etc/sh*`",
+	}},
+	{name: "for loop glob copied", src: "for f in /etc/*; do g=\"$f\"; h=$g; cat \"$h\"; done", want: []string{
+		"[for] cat `/etc/*`",
+	}},
+	{name: "for loop glob quoted part", src: "for f in '[x]'*; do cat \"$f\"; done", want: []string{
+		"[for] cat `\\[x]*`",
+	}},
+	{name: "for loop glob changed", src: "for f in /etc/*; do cat \"${f%.conf}\"; done", want: []string{
+		"[for] cat `\"${f%.conf}\"`",
 	}},
 	{name: "for loop c style", src: "for ((i=0; i<3; i++)); do echo $i; done", want: []string{
 		"[for] echo `$i`",

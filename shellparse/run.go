@@ -179,6 +179,12 @@ func (w *walker) assignment(st *state, a *syntax.Assign) (field, value, string) 
 		text = lit(text.val)
 	}
 	if f.dyn {
+		if pat, ok := w.globValue(st, a.Value); ok && !a.Append && !old.isArr {
+			// x=$f, where $f is one of the names a glob matches: so is x.
+			v := old.unknown()
+			v.glob, v.str = true, pat
+			return text, v, name
+		}
 		return text, old.unknown(), name
 	}
 	if a.Append {

@@ -18,12 +18,17 @@ type value struct {
 	exported bool     // passed to child processes
 	attr     bool     // declared with a transforming attribute (-i, -l, -u, -c, -A, -n)
 	integer  bool     // declared -i: every value assigned is evaluated as arithmetic
+	// glob marks a value not known exactly but known to be one of the
+	// names a glob matches (str is the pattern), as a for loop's
+	// variable over a glob is. known is false: to everything but a plain
+	// expansion the value is unknown.
+	glob bool
 }
 
 func (v value) equal(o value) bool {
 	return v.known == o.known && v.set == o.set && v.str == o.str &&
 		v.isArr == o.isArr && slices.Equal(v.arr, o.arr) &&
-		v.exported == o.exported && v.attr == o.attr && v.integer == o.integer
+		v.exported == o.exported && v.attr == o.attr && v.integer == o.integer && v.glob == o.glob
 }
 
 // unknownValue keeps the flags of v but forgets its contents.

@@ -294,9 +294,14 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 		}
 		vname := l.Name.Value
 		set := func(s *state, f field) {
-			if f.dyn {
+			switch {
+			case f.glob:
+				// One of the names the glob matches; which one is only
+				// known at run time.
+				w.assignVar(s, vname, value{glob: true, str: f.val})
+			case f.dyn:
 				s.forget(vname)
-			} else {
+			default:
 				w.assignVar(s, vname, knownString(f.val))
 			}
 			if c.Select {

@@ -16,6 +16,9 @@ type field struct {
 	// glob the pattern.
 	val string
 	dyn bool
+	// glob marks a field that is a glob: val is the pattern, and the field
+	// names the files it matches.
+	glob bool
 	// tmpl is, for a dynamic word, its static text with a marker standing
 	// for each part only known at run time (see walker.marker).
 	tmpl string
@@ -79,6 +82,11 @@ type seg struct {
 	brk    bool // a new field starts here ("$@")
 	dyn    bool
 	src    string // dynamic part: its source text
+	// glob marks a dynamic part that is one of the names a glob matches
+	// (a loop variable over a glob): s is the pattern. Where words are
+	// split and globbed it stays a live glob, quoted or not; elsewhere it
+	// is as unknown as any dynamic part.
+	glob bool
 }
 
 type quoteLevel int
@@ -345,7 +353,7 @@ func boolInt(b bool) int {
 func (w *walker) fieldsOf(st *state, word *syntax.Word) []field {
 	segs := w.segs(st, word.Parts, quoteNone, false, nil)
 	for _, s := range segs {
-		if s.dyn {
+		if s.dyn && !s.glob {
 			return []field{w.dynField(word, segs)}
 		}
 	}
@@ -470,7 +478,7 @@ func finishField(parts []seg) field {
 	if !pattern.HasMeta(pat, 0) {
 		return lit(val)
 	}
-	return field{val: pat, dyn: true}
+	return field{val: pat, dyn: true, glob: true}
 }
 
 // dynField builds the dynamic field of a word some part of which is only
@@ -521,6 +529,36 @@ func (w *walker) joinSegs(word *syntax.Word, segs []seg) field {
 		b.WriteString(s.s)
 	}
 	return lit(b.String())
+}
+
+// globValue returns the pattern of an assignment value whose only parts
+// known at run time are names a glob matches (y=$f or y="$f.bak", $f a
+// loop variable over a glob): the value is one of the names the pattern
+// matches.
+func (w *walker) globValue(st *state, word *syntax.Word) (string, bool) {
+	if word == nil {
+		return "", false
+	}
+	segs := w.segs(st, word.Parts, quoteNone, true, nil)
+	glob := false
+	for _, s := range segs {
+		if s.dyn && !s.glob {
+			return "", false
+		}
+		glob = glob || s.glob
+	}
+	if !glob {
+		return "", false
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if s.glob {
+			b.WriteString(s.s)
+		} else {
+			b.WriteString(pattern.QuoteMeta(s.s, 0))
+		}
+	}
+	return b.String(), true
 }
 
 // segs expands word parts into segments.
@@ -730,7 +768,15 @@ func (w *walker) escSegs(s string, out []seg) []seg {
 func (w *walker) paramSegs(st *state, pe *syntax.ParamExp, quoted bool, out []seg) []seg {
 	r := w.param(st, pe)
 	if !r.known {
-		return append(out, seg{dyn: true, src: w.source(pe)})
+		sg := seg{dyn: true, src: w.source(pe)}
+		if plainParam(pe) {
+			if v := st.lookup(pe.Param.Value); v.glob {
+				// Each name the pattern matches, whole: quoting it keeps
+				// it from being split, not from being any of them.
+				sg.s, sg.glob = v.str, true
+			}
+		}
+		return append(out, sg)
 	}
 	// An element costs more than its bytes: each becomes a field.
 	n := len(r.str) + 16*len(r.list)

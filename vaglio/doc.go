@@ -58,7 +58,9 @@
 // hit by itself; but what its static prefix already fixes does
 // ("~/.ssh/$X" is inside ~/.ssh), and a glob hits when it could match a
 // forbidden path ("/et?/shad*", "~/.ssh/*"), following the shell's rule
-// that a glob reaches a dot file only when it starts with a dot.
+// that a glob reaches a dot file only when it starts with a dot. A loop's
+// variable over a glob ("for f in ~/.ssh/*; do cat "$f"; done") reaches
+// the guard as that glob, from the parser.
 //
 // Decisions worth knowing:
 //   - Any directory named .ssh, .gnupg, and the credential files (.aws/credentials,
