@@ -83,6 +83,12 @@
 //   - A fork bomb is a command that calls the function it sits in from a
 //     pipeline, the background, a subshell or a substitution inside that
 //     function's body. A plain recursive call is not a guard matter.
+//   - rsync with a delete option (--delete, --delete-after, --del, ...)
+//     removes from its destination what the source lacks: a local
+//     destination counts as a recursive delete ("rsync -a --delete
+//     empty/ ~/" is "rm -rf ~"). With --remove-source-files its local
+//     sources count as moved away. A destination on another host
+//     (host:path) is not the guard's to judge.
 //   - mkfs and its relatives are irrecoverable on any operand; asked only
 //     for --help or a version they are not.
 //   - .env.example, .env.sample, .env.template and names ending the same

@@ -509,7 +509,7 @@ func globbedProgram(cmd shellparse.Command) (string, bool) {
 // the irrecoverable check has rules for, and mnemos itself.
 func globbedCandidates(self []string) []string {
 	out := []string{"rm", "dd", "shred", "wipefs", "blkdiscard", "chmod", "chown", "chgrp", "mv", "find",
-		"tee", "cp", "mkfs", "mke2fs", "mkswap", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mnemos"}
+		"tee", "cp", "rsync", "mkfs", "mke2fs", "mkswap", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mnemos"}
 	for _, s := range self {
 		if b := selfBase(s); b != "" {
 			out = append(out, b)

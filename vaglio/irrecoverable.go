@@ -15,7 +15,7 @@ import (
 // hasRules reports the programs the irrecoverable check has rules for.
 func hasRules(name string) bool {
 	switch name {
-	case "rm", "dd", "shred", "wipefs", "blkdiscard", "chmod", "chown", "chgrp", "mv", "find", "tee", "cp":
+	case "rm", "dd", "shred", "wipefs", "blkdiscard", "chmod", "chown", "chgrp", "mv", "find", "tee", "cp", "rsync":
 		return true
 	}
 	return isMkfs(name)
@@ -197,8 +197,95 @@ func (c *checker) irrecoverableArgv(argv []shellparse.Word) bool {
 		return c.mv(argv)
 	case name == "find":
 		return c.find(argv)
+	case name == "rsync":
+		return c.rsync(argv)
 	}
 	return true
+}
+
+// rsync: with a delete option (--delete, --delete-after, --del, ...) it
+// removes from its destination everything the source lacks, so syncing an
+// empty directory onto ~ empties it: the destination (its last operand,
+// when local) counts as a recursive delete. With --remove-source-files it
+// removes what it sent: the sources count as moved away.
+func (c *checker) rsync(argv []shellparse.Word) bool {
+	del, removeSources := false, false
+	var ops []shellparse.Word
+	args := argv[1:]
+	end := false
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.Value
+		switch {
+		case end || v == "-" || !strings.HasPrefix(v, "-") && !w.Dynamic:
+			ops = append(ops, w)
+		case w.Dynamic:
+			// "$OPTS" may be --delete; it may also be a path.
+			del = true
+			ops = append(ops, w)
+		case v == "--":
+			end = true
+		case v == "--del" || strings.HasPrefix(v, "--delete"):
+			del = true
+		case v == "--remove-source-files" || v == "--remove-sent-files":
+			removeSources = true
+		case strings.HasPrefix(v, "--"):
+			if !strings.Contains(v, "=") && rsyncValued(v) {
+				i++
+			}
+		default:
+			// A short option that takes a value takes the rest of the
+			// cluster, or the next word.
+			if j := strings.IndexAny(v[1:], "efBTM@"); j >= 0 && j+2 == len(v) {
+				i++
+			}
+		}
+	}
+	if len(ops) < 2 {
+		return true // one operand: rsync lists it
+	}
+	dest := ops[len(ops)-1]
+	if del && !remotePath(dest.Value) {
+		if !c.broadOperands("rsync --delete", "recursive delete of ", ops[len(ops)-1:]) {
+			return false
+		}
+	}
+	if removeSources {
+		var local []shellparse.Word
+		for _, w := range ops[:len(ops)-1] {
+			if !remotePath(w.Value) {
+				local = append(local, w)
+			}
+		}
+		return c.broadOperands("rsync --remove-source-files", "moves ", local)
+	}
+	return true
+}
+
+// rsyncValued reports rsync's long options whose value may be the next
+// word.
+func rsyncValued(opt string) bool {
+	switch opt {
+	case "--rsh", "--rsync-path", "--exclude", "--include", "--filter", "--exclude-from", "--include-from",
+		"--files-from", "--temp-dir", "--partial-dir", "--backup-dir", "--compare-dest", "--copy-dest",
+		"--link-dest", "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--log-file",
+		"--log-file-format", "--out-format", "--password-file", "--port", "--address", "--sockopts",
+		"--timeout", "--contimeout", "--bwlimit", "--max-size", "--min-size", "--max-delete", "--max-alloc",
+		"--block-size", "--checksum-choice", "--cc", "--compress-choice", "--zc", "--compress-level", "--zl",
+		"--skip-compress", "--info", "--debug", "--iconv", "--protocol", "--modify-window", "--stop-after",
+		"--stop-at", "--write-batch", "--only-write-batch", "--read-batch", "--remote-option", "--outbuf",
+		"--checksum-seed", "--copy-as", "--early-input":
+		return true
+	}
+	return false
+}
+
+// remotePath reports an rsync operand on another host: "host:path",
+// "user@host:path", "host::module" or an rsync:// URL (a colon before
+// any slash).
+func remotePath(v string) bool {
+	i := strings.IndexByte(v, ':')
+	return i > 0 && !strings.Contains(v[:i], "/")
 }
 
 // onlyHelp reports arguments that only ask a program for its usage or
