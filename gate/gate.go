@@ -297,7 +297,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		return judged{deny(dec, "parse", "no command found"), nil}
 	}
 	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
-	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames}.Prepare().ForDirs(place.Dirs)
+	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames, Workspace: ws}.Prepare().ForDirs(place.Dirs)
 	threshold := g.cfg.Policy.JudgeThreshold
 	if g.cfg.Extra != nil && g.cfg.Extra.JudgeThreshold > threshold {
 		threshold = g.cfg.Extra.JudgeThreshold

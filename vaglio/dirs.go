@@ -47,7 +47,8 @@ func (d DirChecker) Check(cmd shellparse.Command) (Hit, bool) {
 // dirNeutral reports a command whose every word (program, arguments,
 // redirect targets and bodies, assignments, wrappers) is static and holds
 // no "..", "~" or "$", and whose relative words name something strictly
-// below the directory: not "." itself, nor a relative program path. Such
+// below the directory: not "." itself (nor find's unwritten "."), nor a
+// relative program path. Such
 // a word names, from an ordinary directory D, D/word, which the guard's
 // rules judge by the word's own elements alone.
 func dirNeutral(cmd shellparse.Command) bool {
@@ -56,6 +57,9 @@ func dirNeutral(cmd shellparse.Command) bool {
 	}
 	if a0 := cmd.Argv[0].Value; strings.Contains(a0, "/") && !strings.HasPrefix(a0, "/") {
 		return false
+	}
+	if cmd.Name() == "find" && findFromHere(cmd.Argv[1:]) {
+		return false // find's unwritten starting point is "."
 	}
 	for _, w := range cmd.Argv {
 		if w.Dynamic || !neutralText(w.Value) {
@@ -74,6 +78,9 @@ func dirNeutral(cmd shellparse.Command) bool {
 	}
 	for _, wr := range cmd.Wrappers {
 		shell := len(wr.Argv) > 0 && isShell(baseName(wr.Argv[0]))
+		if len(wr.Argv) > 0 && baseName(wr.Argv[0]) == "find" && findFromHereText(wr.Argv[1:]) {
+			return false
+		}
 		for i := 0; i < len(wr.Argv); i++ {
 			if shell && wr.Argv[i] == "-c" {
 				i++ // the script, whose commands are judged on their own
@@ -82,6 +89,38 @@ func dirNeutral(cmd shellparse.Command) bool {
 			if !neutralText(wr.Argv[i]) {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// findFromHere reports find arguments that name no starting point, so
+// that find starts from the directory it runs in.
+func findFromHere(args []shellparse.Word) bool {
+	for i := 0; i < len(args); i++ {
+		if args[i].Dynamic {
+			return false
+		}
+		switch a := args[i].Value; {
+		case a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O"):
+		case a == "-D":
+			i++
+		default:
+			return strings.HasPrefix(a, "-") || a == "(" || a == "!"
+		}
+	}
+	return true
+}
+
+// findFromHereText is findFromHere on a wrapper's words.
+func findFromHereText(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O"):
+		case a == "-D":
+			i++
+		default:
+			return strings.HasPrefix(a, "-") || a == "(" || a == "!"
 		}
 	}
 	return true
@@ -122,8 +161,8 @@ func (p *Prepared) allOrdinary(dirs []string) bool {
 // with a dot (every floating rule starts with a dot name, which must then
 // lie in the word), outside the system trees the anchored rules name, at
 // least three levels down under /home, not the home directory, its parent
-// or above them, and neither inside nor above a protected path or a self
-// path's directory.
+// or above them, neither inside nor above a protected path or a self
+// path's directory, and not above the workspace.
 // Then D/word is strictly below D, so it is no broad directory (those are
 // /, the home directory, its parent and top-level directories), no device
 // node, and not inside a protected path unless the word's own elements
@@ -157,6 +196,10 @@ func (p *Prepared) ordinaryDir(d string) bool {
 		if related(x) {
 			return false
 		}
+	}
+	// Above the workspace, D/word may be the workspace or hold it.
+	if p.ws != "" && d != p.ws && inside(p.ws, d) {
+		return false
 	}
 	for _, s := range p.g.SelfNames {
 		if strings.HasPrefix(s, "/") && related(path.Dir(path.Clean(s))) {

@@ -15,7 +15,20 @@ import (
 // finds, over every command of the corpus (caught and benign) and
 // directory sets ordinary and not.
 func TestSecurityCheckDirsAgreesWithEveryDir(t *testing.T) {
-	g := testGuard()
+	for _, g := range guardsForDirs() {
+		checkDirsAgreeOnCorpus(t, g)
+	}
+}
+
+// guardsForDirs are the guards the CheckDirs tests run with: without a
+// workspace, and with one some of their directories hold.
+func guardsForDirs() []Guard {
+	g, w := testGuard(), testGuard()
+	w.Workspace = "/srv/app/x"
+	return []Guard{g, w}
+}
+
+func checkDirsAgreeOnCorpus(t *testing.T, g Guard) {
 	p := g.Prepare()
 	dirSets := [][]string{
 		{"/home/u/proj", "/home/u/proj/internal"},
@@ -26,6 +39,10 @@ func TestSecurityCheckDirsAgreesWithEveryDir(t *testing.T) {
 		{"/home/u/proj", "/home/u/.config/mnemos/x"},
 		{"/usr/local/bin", "/srv/app"},
 		{"/home/u/proj", "/etc/nginx"},
+		{"/srv/app/x", "/srv/app/x/cmd"},
+		{"/srv/app/x/cmd", "/opt/x/y"},
+		{"/opt/x/y", "/srv/app"},
+		{"/opt/x/y", "/srv/app/x"},
 	}
 	n, shortcuts := 0, 0
 	for _, file := range []string{"../testdata/corpus/caught.txt", "../testdata/corpus/benign.txt"} {
@@ -77,6 +94,17 @@ func TestSecurityCheckDirsAgreesWithEveryDir(t *testing.T) {
 	t.Logf("%d cases, %d judged once", n, shortcuts)
 }
 
+func TestOrdinaryDirWorkspace(t *testing.T) {
+	g := testGuard()
+	g.Workspace = "/srv/app/x"
+	p := g.Prepare()
+	for d, want := range map[string]bool{"/srv/app/x": true, "/srv/app/x/y": true, "/srv/app": false, "/srv/b": true} {
+		if got := p.ordinaryDir(d); got != want {
+			t.Errorf("ordinaryDir(%q) = %v, want %v", d, got, want)
+		}
+	}
+}
+
 func TestOrdinaryDir(t *testing.T) {
 	p := testGuard().Prepare()
 	for d, want := range map[string]bool{
@@ -94,16 +122,27 @@ func TestOrdinaryDir(t *testing.T) {
 // TestSecurityCheckDirsAgreesOnRandomCommands is the same comparison on
 // commands built from pieces chosen to reach every rule.
 func TestSecurityCheckDirsAgreesOnRandomCommands(t *testing.T) {
-	g := testGuard()
+	for _, g := range guardsForDirs() {
+		checkDirsAgreeOnRandom(t, g)
+	}
+}
+
+func checkDirsAgreeOnRandom(t *testing.T, g Guard) {
 	p := g.Prepare()
 	progs := []string{"rm -rf", "rm", "cat", "cp -r", "cp", "mv", "tar czf out.tgz", "grep -r key", "rg --hidden k", "chmod -R 777",
-		"chown -R u", "dd of=x if=", "shred -u", "mnemos approvals approve", "mnemos", "find", "ls", "echo", "touch", "/bin/rm -rf", "sh -c", "python3 -c", "zip -r o.zip", "rsync -a"}
+		"chown -R u", "dd of=x if=", "shred -u", "mnemos approvals approve", "mnemos", "find", "ls", "echo", "touch", "/bin/rm -rf", "sh -c", "python3 -c", "zip -r o.zip", "rsync -a",
+		"rsync -a --delete", "find . -delete", "find -delete"}
 	pieces := []string{"a", "b", "src", "*", ".*", ".ssh", ".aws", "credentials", ".env", ".env.local", ".config", "mnemos", "policy.yaml",
-		"id_rsa", "id_rsa.pub", "/etc/shadow", "/", "/home", "/etc", "bin", "usr", ".git", "node_modules", ".gnupg", "audit.jsonl", "dev", "sda"}
+		"id_rsa", "id_rsa.pub", "/etc/shadow", "/", "/home", "/etc", "bin", "usr", ".git", "node_modules", ".gnupg", "audit.jsonl", "dev", "sda",
+		"x", "app", "/srv", "/srv/app/x", "..", "."}
 	dirSets := [][]string{
 		{"/home/u/proj", "/home/u/proj/internal"},
 		{"/srv/app", "/srv/app/x/y", "/opt/w"},
 		{"/home/u/a", "/home/bob/b"},
+		{"/srv/app/x", "/srv/app/x/y"},
+		{"/srv/app/x/y", "/opt/w"},
+		{"/opt/w", "/srv/app"},
+		{"/opt/w", "/srv/app/x"},
 	}
 	r := rand.New(rand.NewPCG(7, 9))
 	for range 20000 {

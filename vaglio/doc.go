@@ -83,6 +83,14 @@
 //   - A fork bomb is a command that calls the function it sits in from a
 //     pipeline, the background, a subshell or a substitution inside that
 //     function's body. A plain recursive call is not a guard matter.
+//   - A recursive delete (rm -r, find -delete or -exec rm, rsync --delete)
+//     of the workspace ([Guard.Workspace]) or of a directory that holds it
+//     is irrecoverable, however it is named: "rm -rf ..", "cd .. && rm -rf
+//     .", rm -rf "$PWD" ($PWD is the directory the command runs in).
+//     Deleting inside the workspace is not ("rm -rf build", "rm -rf *"),
+//     nor is a find from the workspace that picks what it deletes ("find
+//     . -name '*.o' -delete"); a find that deletes all it meets from there
+//     ("find . -delete") takes .git with it, and is.
 //   - rsync with a delete option (--delete, --delete-after, --del, ...)
 //     removes from its destination what the source lacks: a local
 //     destination counts as a recursive delete ("rsync -a --delete

@@ -32,6 +32,10 @@ type Guard struct {
 	// SelfNames are program names or paths that are mnemos itself. "mnemos"
 	// is always one of them.
 	SelfNames []string
+	// Workspace is the directory the agent works in (absolute), when
+	// known: a recursive delete of it, or of a directory that holds it,
+	// is irrecoverable. Deleting inside it is not the guard's matter.
+	Workspace string
 }
 
 // Hit is one guard denial.
@@ -92,13 +96,14 @@ type Prepared struct {
 	home             string
 	protected        []string
 	protectedLiteral bool
+	ws               string
 }
 
 // Prepare returns the guard made ready for many checks.
 func (g Guard) Prepare() *Prepared {
 	g.Protected, g.SelfNames = slices.Clone(g.Protected), slices.Clone(g.SelfNames)
 	c := g.newChecker(nil, "/")
-	p := &Prepared{g: g, ready: true, home: c.r.home}
+	p := &Prepared{g: g, ready: true, home: c.r.home, ws: c.ws}
 	p.protected, p.protectedLiteral = c.protectedPaths(), c.protectedLiteral
 	return p
 }
@@ -300,6 +305,8 @@ type checker struct {
 	// once protectedPaths has run.
 	protectedLiteral bool
 	broad            []broad // built on first use
+	// ws is Guard.Workspace, cleaned; "" when unknown.
+	ws string
 	// The candidates of the command's arguments (nArgs of them), which
 	// the self-tamper and forbidden-path checks both need, then those of
 	// its redirect targets (nRedirs), which all three checks need, are
@@ -363,10 +370,23 @@ func (c *checker) cached(k int) []candidate {
 // what p already derived from g when p is not nil.
 func (g Guard) newChecker(p *Prepared, cwd string) checker {
 	if p == nil {
-		return checker{r: newResolver(g.Home, cwd), self: g.SelfNames, protectedIn: g.Protected}
+		return checker{r: newResolver(g.Home, cwd), self: g.SelfNames, protectedIn: g.Protected, ws: workspaceDir(g.Workspace)}
 	}
 	return checker{r: resolver{home: p.home, cwd: resolverCwd(cwd)}, self: g.SelfNames, protectedIn: g.Protected,
-		protected: p.protected, protectedDone: true, protectedLiteral: p.protectedLiteral}
+		protected: p.protected, protectedDone: true, protectedLiteral: p.protectedLiteral, ws: p.ws}
+}
+
+// workspaceDir is the workspace cleaned, "" when it is not absolute. The
+// root directory is no workspace the check needs: deleting it is a hit
+// already.
+func workspaceDir(ws string) string {
+	if !strings.HasPrefix(ws, "/") {
+		return ""
+	}
+	if ws = cleanPath(ws); ws == "/" {
+		return ""
+	}
+	return ws
 }
 
 // sink receives the hits of the checks.

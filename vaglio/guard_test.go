@@ -437,7 +437,7 @@ func TestSecurityGuardHasNoLooseningInput(t *testing.T) {
 	for i := 0; i < typ.NumField(); i++ {
 		fields = append(fields, typ.Field(i).Name)
 	}
-	if got := strings.Join(fields, ","); got != "Home,Protected,SelfNames" {
+	if got := strings.Join(fields, ","); got != "Home,Protected,SelfNames,Workspace" {
 		t.Fatalf("Guard fields are %s: a new field must be shown here not to loosen the guard", got)
 	}
 	guards := []Guard{
@@ -449,6 +449,11 @@ func TestSecurityGuardHasNoLooseningInput(t *testing.T) {
 		{Home: "/home/u", Protected: []string{"", "relative", "/"}},
 		{Home: "/home/u", SelfNames: []string{""}},
 		{Home: "/home/u", SelfNames: []string{"/", "."}},
+		{Home: "/home/u", Workspace: "/"},
+		{Home: "/home/u", Workspace: "relative"},
+		{Home: "/home/u", Workspace: "/home/u"},
+		{Home: "/home/u", Workspace: "/home/u/proj/../.."},
+		{Workspace: "/x/[a]"},
 	}
 	core := []shellparse.Command{
 		cmd("rm -rf /"),
@@ -611,5 +616,64 @@ func TestForbiddenRulesShape(t *testing.T) {
 		if r.why == "" {
 			t.Errorf("%s: no reason", r.pattern)
 		}
+	}
+}
+
+// TestSecurityWorkspaceDelete: a recursive delete of the workspace, or of
+// a directory that holds it, is a hit however the directory is named;
+// deleting inside the workspace is left to the policy.
+func TestSecurityWorkspaceDelete(t *testing.T) {
+	const ws = "/home/u/src/proj"
+	for _, g := range []Guard{{Home: "/home/u", Workspace: ws}, {Home: "/home/u", Workspace: ws + "/"}} {
+		p := g.Prepare()
+		for _, tc := range []struct {
+			line, cwd string
+			hit       bool
+		}{
+			{"rm -rf ..", ws, true},
+			{"rm -rf .", ws, true},
+			{"rm -rf ./", ws, true},
+			{"rm -rf " + ws, "/tmp", true},
+			{"rm -r /home/u/src", "/tmp", true},
+			{"rm -rf ../proj", ws, true},
+			{"rm -rf ../*", ws, true},
+			{"rm -rf ../p*", ws, true},
+			{"rm -rf ../../s*/proj", ws, true},
+			{"rm -rf ..", ws + "/sub", true},
+			{"rm -rf ../..", ws + "/sub", true},
+			{"find .. -delete", ws, true},
+			{"find .. -name x -delete", ws, true},
+			{"find . -delete", ws, true},
+			{"find . -depth -mindepth 1 -delete", ws, true},
+			{"find . -exec rm -rf {} +", ws, true},
+			{"rsync -a --delete /tmp/e/ ./", ws, true},
+			{"rsync -a --delete /tmp/e/ ..", ws, true},
+			{"rm -rf build", ws, false},
+			{"rm -rf ./node_modules", ws, false},
+			{"rm -rf *", ws, false},
+			{"rm -rf sub/..x", ws, false},
+			{"rm -rf .", ws + "/build", false},
+			{"rm -rf ..", ws + "/a/b", false},
+			{"find . -name *.o -delete", ws, false},
+			{"find . -type f -delete", ws, false},
+			{"find build -delete", ws, false},
+			{"rsync -a --delete dist/ out/", ws, false},
+			{"rm -rf ../other", ws, false},
+			{"rm -rf /home/u/src/projx", "/tmp", false},
+			{"mv .. /tmp/x", ws, false},
+			{"chmod -R u+w .", ws, false},
+		} {
+			h, hit := p.Check(cmd(tc.line), tc.cwd)
+			if hit != tc.hit || hit && h.Check != CheckIrrecoverable {
+				t.Errorf("Guard%+v: %q in %s: hit %v %+v, want hit %v", g, tc.line, tc.cwd, hit, h, tc.hit)
+			}
+			if h2, hit2 := g.Check(cmd(tc.line), tc.cwd); hit2 != hit || h2 != h {
+				t.Errorf("%q in %s: Prepared and Guard disagree: %+v / %+v", tc.line, tc.cwd, h, h2)
+			}
+		}
+	}
+	// Without a workspace the guard knows nothing of it.
+	if h, hit := (Guard{Home: "/home/u"}).Check(cmd("rm -rf .."), ws); hit {
+		t.Errorf("no workspace: unexpected hit %+v", h)
 	}
 }

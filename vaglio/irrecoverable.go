@@ -246,7 +246,7 @@ func (c *checker) rsync(argv []shellparse.Word) bool {
 	}
 	dest := ops[len(ops)-1]
 	if del && !remotePath(dest.Value) {
-		if !c.broadOperands("rsync --delete", "recursive delete of ", ops[len(ops)-1:]) {
+		if !c.deleteOperands("rsync --delete", "recursive delete of ", ops[len(ops)-1:], wsSelf) {
 			return false
 		}
 	}
@@ -413,17 +413,47 @@ func (c *checker) rm(argv []shellparse.Word) bool {
 	if !recursive {
 		return true
 	}
-	return c.broadOperands("rm -r", "recursive delete of ", ops)
+	return c.deleteOperands("rm -r", "recursive delete of ", ops, wsSelf)
 }
 
 func (c *checker) broadOperands(what, verb string, ops []shellparse.Word) bool {
+	return c.deleteOperands(what, verb, ops, wsNone)
+}
+
+// wsReach says which operands of a delete the workspace check counts.
+type wsReach int
+
+const (
+	wsNone  wsReach = iota // not a delete: the workspace is not judged
+	wsAbove                // a directory holding the workspace
+	wsSelf                 // the workspace itself too
+)
+
+// deleteOperands is broadOperands for a delete: an operand that is no
+// broad directory but is the workspace (with wsSelf) or holds it is a hit
+// as well.
+func (c *checker) deleteOperands(what, verb string, ops []shellparse.Word, reach wsReach) bool {
 	for _, w := range ops {
 		for _, cd := range c.r.wordCandidates(w, nil) {
-			b, contents, ok := c.broadTarget(cd)
-			if !ok {
+			if b, contents, ok := c.broadTarget(cd); ok {
+				p, why := b.describe(contents)
+				h := irrecoverableHit(what+" "+p, w.Value, what+" on "+quote(w.Value)+" (irrecoverable: "+verb+why+")")
+				if !c.emit(h) {
+					return false
+				}
+				break
+			}
+			if reach == wsNone {
 				continue
 			}
-			p, why := b.describe(contents)
+			self, ok := c.workspaceTarget(cd)
+			if !ok || self && reach != wsSelf {
+				continue
+			}
+			p, why := "WORKSPACE/..", "a directory holding the workspace"
+			if self {
+				p, why = "WORKSPACE", "the workspace"
+			}
 			h := irrecoverableHit(what+" "+p, w.Value, what+" on "+quote(w.Value)+" (irrecoverable: "+verb+why+")")
 			if !c.emit(h) {
 				return false
@@ -432,6 +462,26 @@ func (c *checker) broadOperands(what, verb string, ops []shellparse.Word) bool {
 		}
 	}
 	return true
+}
+
+// workspaceTarget reports whether a candidate names, or as a glob may
+// name, the workspace (self) or a directory above it.
+func (c *checker) workspaceTarget(cd candidate) (self, ok bool) {
+	ws := c.ws
+	if ws == "" || cd.openDir || cd.traversed {
+		return false, false
+	}
+	if !cd.glob {
+		if !inside(ws, cd.path) {
+			return false, false
+		}
+		return cd.path == ws, true
+	}
+	cd = cd.withElems()
+	if !matchRule(escapeGlob(ws), "", cd, true) {
+		return false, false
+	}
+	return len(cd.elems) == len(pathElems(ws)), true
 }
 
 // chmod, chown, chgrp: -R on a broad directory.
@@ -563,7 +613,45 @@ func (c *checker) findStarts(args []string, words []shellparse.Word) bool {
 	if len(starts) == 0 {
 		starts = []shellparse.Word{{Value: "."}}
 	}
-	return c.broadOperands("find -delete", "deletes everything under ", starts)
+	// A start that holds the workspace deletes it. The workspace itself
+	// loses all it holds, .git too, only when nothing in the expression
+	// picks what is deleted ("find . -delete"); "find . -name '*.o'
+	// -delete" is ordinary cleaning.
+	reach := wsAbove
+	if findEverything(args) {
+		reach = wsSelf
+	}
+	return c.deleteOperands("find -delete", "deletes everything under ", starts, reach)
+}
+
+// findEverything reports a find expression that deletes everything it
+// meets: nothing but -delete (or a deleting -exec), and options that pick
+// no file (-depth, -xdev, -mindepth N, ...).
+func findEverything(args []string) bool {
+	i := 0
+	for i < len(args) && (!strings.HasPrefix(args[i], "-") || args[i] == "-H" || args[i] == "-L" || args[i] == "-P" ||
+		strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
+		if args[i] == "-D" {
+			i++
+		}
+		i++
+	}
+	for ; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "-delete", "-depth", "-d", "-xdev", "-mount", "-ignore_readdir_race", "-noleaf", "-print", "-print0", "-true":
+		case "-mindepth":
+			i++
+		case "-exec", "-execdir", "-ok", "-okdir":
+			if i+1 >= len(args) || !deletes(path.Base(args[i+1])) {
+				return false
+			}
+			for i++; i < len(args) && args[i] != ";" && args[i] != "+"; i++ {
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // findWrapper handles "find DIR -exec rm ..." after the parser peeled the

@@ -75,7 +75,8 @@ func dotElem(s string) bool {
 	return len(s) == 1 || s[1] == '/' || s[1] == '.' && (len(s) == 2 || s[2] == '/')
 }
 
-// expandHome replaces a leading "~", "~/", "~user", "$HOME" or "${HOME}".
+// expandHome replaces a leading "~", "~/", "~user", "$HOME" or "${HOME}",
+// and a leading "$PWD" or "${PWD}" with the working directory.
 // An argv may carry these unexpanded, and a dynamic word carries its source
 // text; either way the guard reads them as the shell would. "~user" is taken
 // to be a sibling of the home directory ("~root" is /root).
@@ -87,6 +88,10 @@ func (r resolver) expandHome(s string) string {
 		return r.home + s[len("${HOME}"):]
 	case strings.HasPrefix(s, "$HOME") && (len(s) == 5 || !isNameByte(s[5])):
 		return r.home + s[len("$HOME"):]
+	case strings.HasPrefix(s, "${PWD}"):
+		return r.cwd + s[len("${PWD}"):]
+	case strings.HasPrefix(s, "$PWD") && (len(s) == 4 || !isNameByte(s[4])):
+		return r.cwd + s[len("$PWD"):]
 	case strings.HasPrefix(s, "~"):
 		user, rest, _ := strings.Cut(s[1:], "/")
 		if user == "" || strings.ContainsAny(user, "$`*?[") {
