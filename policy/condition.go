@@ -279,16 +279,20 @@ func resolve(f field, in *Input, cl *Classification, a *Access) fval {
 		if len(cmd.Argv) == 0 {
 			return fval{}
 		}
-		var b strings.Builder
-		dyn := f.kind == fArgv && cmd.Dynamic
-		for i := start; i < len(cmd.Argv); i++ {
-			if i > start {
-				b.WriteByte(' ')
+		j := &in.joined[start]
+		if !j.set {
+			var b strings.Builder
+			dyn := f.kind == fArgv && cmd.Dynamic
+			for i := start; i < len(cmd.Argv); i++ {
+				if i > start {
+					b.WriteByte(' ')
+				}
+				b.WriteString(cmd.Argv[i].Value)
+				dyn = dyn || cmd.Argv[i].Dynamic
 			}
-			b.WriteString(cmd.Argv[i].Value)
-			dyn = dyn || cmd.Argv[i].Dynamic
+			*j = joinedText{text: b.String(), dyn: dyn, set: true}
 		}
-		return strVal(b.String(), dyn)
+		return strVal(j.text, j.dyn)
 	case fArgvN:
 		if f.n >= len(cmd.Argv) {
 			return fval{}

@@ -30,6 +30,15 @@ type Input struct {
 	// context.KEY and scope.KEY (nested maps for longer dot paths).
 	Context map[string]any
 	Scope   map[string]any
+
+	// joined caches the argv and args fields, built on first use: every
+	// condition rule over them reads the same text.
+	joined [2]joinedText
+}
+
+type joinedText struct {
+	text     string
+	dyn, set bool
 }
 
 // AccessResult is one access with its table cell and the grant that
