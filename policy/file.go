@@ -116,6 +116,10 @@ type Policy struct {
 	// per capability (see RateLimitFor). For a stack built by Merge, the
 	// layers' sections combined, for display.
 	RateLimits []RateLimit
+	// Channels is the channels: section: where the cards of new pending
+	// approvals are delivered. For a stack built by Merge, those of the
+	// system and user layers only.
+	Channels []Channel
 	// Profiles give some identities (channel, sender) their own level,
 	// rate limits and rules, in file order; the first that matches an
 	// identity applies.

@@ -49,6 +49,9 @@ func Format(p *Policy) []byte {
 	if len(p.RateLimits) > 0 {
 		root.Content = append(root.Content, plain("rate_limits"), rateLimitsNode(p.RateLimits))
 	}
+	if len(p.Channels) > 0 {
+		root.Content = append(root.Content, plain("channels"), channelsNode(p.Channels))
+	}
 	ruleList := func(list []Rule) *yaml.Node {
 		rules := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		for _, r := range list {

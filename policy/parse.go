@@ -338,6 +338,8 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 		p.Sandbox = sc
 	case "rate_limits":
 		p.RateLimits = d.rateLimits(v)
+	case "channels":
+		p.Channels = d.channels(v)
 	case "profiles":
 		return d.profiles(v, p)
 	case "defaults":
@@ -352,7 +354,7 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
 	default:
-		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, rate_limits, profiles, allow, ask, deny or rules)", k.Value))
+		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, rate_limits, channels, profiles, allow, ask, deny or rules)", k.Value))
 	}
 	return nil
 }

