@@ -38,8 +38,17 @@
 // territory. It is pure and neutralises control characters, so a command
 // line cannot forge lines of the card it is shown on.
 //
+// [Deliverer] sends a new request's card, as a JSON [Message], to the
+// channels of the policy's channels: section: a notifier program (the
+// message on its stdin, the system PATH, run from /) or a webhook (POST,
+// no proxy, no redirects), each bounded by its timeout and all at once. A
+// failed delivery is a [Delivery] to report, never an error that changes
+// a decision. The answers come back through the requester's identity:
+// [ParseCallback] reads a button's data, and Resolve does the rest.
+//
 // The package never decides whether a command is allowed, never runs
-// anything, and never writes the audit log: callers record approval.*,
+// a gated command (a channel's notifier is the policy author's program,
+// not the agent's), and never writes the audit log: callers record approval.*,
 // grant.* and rate.* events from what these methods return. A refused
 // token is a fact for the caller's policy to act on, not a decision. No grant is ever recorded
 // for a capability whose default approval is always (code:exec, mail:send).

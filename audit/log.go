@@ -28,6 +28,8 @@ const (
 	KindRunStarted        = "run.started"
 	KindRunFinished       = "run.finished"
 	KindRateLimited       = "rate.limited"
+	KindChannelDelivered  = "channel.delivered"
+	KindChannelFailed     = "channel.failed"
 	KindExtensionPrefix   = "extension."
 )
 

@@ -153,6 +153,7 @@ func TestAppendAcceptsKinds(t *testing.T) {
 	defer l.Close()
 	for _, k := range []string{KindPolicyDecision, KindApprovalRequested, KindApprovalApproved, KindApprovalDenied,
 		KindApprovalExpired, KindGrantRecorded, KindGrantRevoked, KindRunStarted, KindRunFinished, KindRateLimited,
+		KindChannelDelivered, KindChannelFailed,
 		KindExtensionPrefix + "admitted", "policy.rule_added", "extension.grant-requested"} {
 		if err := l.Append(t.Context(), k); err != nil {
 			t.Errorf("Append(%q) = %v", k, err)
