@@ -176,6 +176,9 @@ type Decision struct {
 	Ticket string `json:"ticket,omitempty"`
 	// Card is the approval card's lines for an ask.
 	Card []string `json:"card,omitempty"`
+	// Deliveries are the outcomes of sending a new approval's card to the
+	// policy's channels.
+	Deliveries []approvals.Delivery `json:"deliveries,omitempty"`
 }
 
 // Mode says what Decide may change.
@@ -486,7 +489,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 	}
 	dec.Approval = &p
 	dec.Card = approvals.RenderCard(p.Card())
-	return g.cfg.Audit.Append(ctx, "approval.requested",
+	if err := g.cfg.Audit.Append(ctx, "approval.requested",
 		slog.String("id", p.Token),
 		slog.String("capability_class", p.CapabilityClass),
 		slog.Any("argv", req.Argv),
@@ -495,7 +498,11 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		slog.String("sender", req.Sender),
 		slog.Time("expires_at", p.ExpiresAt),
 		slog.String("reason", dec.Reason),
-	)
+	); err != nil {
+		return err
+	}
+	// Only a new request is delivered: nothing nags twice.
+	return g.deliver(ctx, p, dec)
 }
 
 func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
