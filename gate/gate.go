@@ -48,6 +48,12 @@ type Config struct {
 	// Probe reports what the kernel's Landlock enforces; nil means
 	// sandbox.Probe. Tests describe an older kernel with it.
 	Probe func() sandbox.Status
+	// Scorer, when set, is the model the llm-v1 judge asks, in place of
+	// the endpoint the policy names (tests).
+	Scorer Scorer
+	// Getenv reads the environment variable the policy names for the
+	// llm-v1 judge's key.
+	Getenv func(string) string
 }
 
 // Gate runs the pipeline for one process. It opens the state database only
@@ -306,6 +312,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		threshold = g.cfg.Extra.JudgeThreshold
 	}
 	judge := vaglio.Judge{Threshold: threshold}
+	scorer := g.scorer()
 	grants := &lazyGrants{g: g}
 	now := g.cfg.Now()
 
@@ -345,7 +352,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			results[i] = res
 			cd.Policy = &results[i]
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
-			if res.Outcome != policy.Deny {
+			if res.Outcome != policy.Deny && scorer == nil {
 				critical := false
 				for _, a := range res.Accesses {
 					if s, err := policy.Lookup(a.Capability); err == nil && s.Critical {
@@ -363,6 +370,15 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		dec.Commands = append(dec.Commands, cd)
 		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
 			worst = len(dec.Commands) - 1
+		}
+	}
+	if scorer != nil {
+		g.judgeByModel(ctx, scorer, judge, req, &dec)
+		worst = 0
+		for i, c := range dec.Commands {
+			if c.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
+				worst = i
+			}
 		}
 	}
 	w := dec.Commands[worst]

@@ -109,6 +109,10 @@ type Policy struct {
 	ApprovalTTL time.Duration
 	// JudgeThreshold is vaglio's judge threshold (default 0.30).
 	JudgeThreshold float64
+	// Judge is which judge vaglio's phase 2 uses (the zero value: the
+	// rule-based one). For a stack built by Merge, the system or user
+	// layer's choice.
+	Judge JudgeModel
 	// Sandbox is the sandbox: section: what the sandbox of every command
 	// adds to or removes from what the decision grants.
 	Sandbox SandboxConfig

@@ -25,7 +25,6 @@ func Format(p *Policy) []byte {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
 	}
 	plain := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
-	num := numNode
 	mapping := func(kv ...*yaml.Node) *yaml.Node {
 		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: kv}
 	}
@@ -40,8 +39,8 @@ func Format(p *Policy) []byte {
 	if p.has(setTTL) || p.ApprovalTTL != DefaultApprovalTTL {
 		root.Content = append(root.Content, plain("approvals"), mapping(plain("ttl"), plain(formatDuration(p.ApprovalTTL))))
 	}
-	if p.has(setThreshold) || p.JudgeThreshold != DefaultJudgeThreshold {
-		root.Content = append(root.Content, plain("judge"), mapping(plain("threshold"), num(formatNumber(p.JudgeThreshold))))
+	if wt := p.has(setThreshold) || p.JudgeThreshold != DefaultJudgeThreshold; wt || !p.Judge.IsZero() {
+		root.Content = append(root.Content, plain("judge"), judgeNode(p.JudgeThreshold, wt, p.Judge))
 	}
 	if !p.Sandbox.IsZero() {
 		root.Content = append(root.Content, plain("sandbox"), sandboxNode(p.Sandbox, false))

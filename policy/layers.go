@@ -217,11 +217,13 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 	m.Sandbox = m.sandboxSection()
 	m.RateLimits = m.rateLimitSection()
 	m.Channels = stackChannels(m.layers)
+	m.Judge = stackJudge(m.layers)
 	if project != nil {
 		upper, _ := Merge(system, user, nil)
 		diags = append(diags, loosening(upper, project, LayerProject, "layers above ("+upper.Source+")")...)
 		diags = append(diags, projectRules(upper, project)...)
 		diags = append(diags, projectChannels(project)...)
+		diags = append(diags, projectJudge(project)...)
 	}
 	sortDiagnostics(diags)
 	return m, diags

@@ -436,10 +436,16 @@ func (d *decoder) judge(n *yaml.Node, p *Policy) *Error {
 			p.JudgeThreshold = f
 			p.wrote(setThreshold, d.pos(v))
 		default:
-			return d.errAt(k, fmt.Sprintf("unknown key %q in judge (want threshold)", k.Value))
+			ok, err := d.judgeKey(k, v, &p.Judge)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return d.errAt(k, fmt.Sprintf("unknown key %q in judge (want threshold, kind, endpoint, model, timeout or api_key_env)", k.Value))
+			}
 		}
 	}
-	return nil
+	return d.checkJudge(n, &p.Judge)
 }
 
 // parseDuration accepts Go durations, plain seconds and whole days

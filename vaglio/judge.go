@@ -13,6 +13,7 @@ const (
 	BlockedByGuard     = "guard"
 	BlockedByJudge     = "judge"
 	JudgeKindRuleBased = "rule-based-v1"
+	JudgeKindLLM       = "llm-v1"
 )
 
 // DefaultThreshold is the judge's threshold when none is configured.
@@ -92,25 +93,35 @@ func (j Judge) Judge(in Input) Verdict {
 		score += nonCriticalBonus
 		notes = append(notes, "non-critical")
 	}
-	score = math.Round(math.Max(0, math.Min(1, score))*100) / 100
-	t := j.threshold()
 	detail := ""
 	if len(notes) > 0 {
 		detail = " (" + strings.Join(notes, "; ") + ")"
 	}
+	return j.Verdict(score, detail, JudgeKindRuleBased)
+}
+
+// Verdict compares a score from any judge with the threshold. The score is
+// clamped to [0,1] and rounded to hundredths (NaN counts as 0); detail,
+// when not empty, is appended to the reason as written (" (...)").
+func (j Judge) Verdict(score float64, detail, kind string) Verdict {
+	if math.IsNaN(score) {
+		score = 0
+	}
+	score = math.Round(math.Max(0, math.Min(1, score))*100) / 100
+	t := j.threshold()
 	if score < t {
 		return Verdict{
 			Score:     score,
 			Reason:    "judge: score " + twoDecimals(score) + " < threshold " + twoDecimals(t) + detail,
 			BlockedBy: BlockedByJudge,
-			JudgeKind: JudgeKindRuleBased,
+			JudgeKind: kind,
 		}
 	}
 	return Verdict{
 		Approved:  true,
 		Score:     score,
 		Reason:    "approved: score " + twoDecimals(score) + detail,
-		JudgeKind: JudgeKindRuleBased,
+		JudgeKind: kind,
 	}
 }
 

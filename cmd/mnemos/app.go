@@ -392,7 +392,7 @@ func (a *app) gate() (*gate.Gate, error) {
 		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self, Vars: vars,
 		Now: a.now, Rand: rand.Reader, Log: a.log,
 		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
-		Probe: probeSandbox,
+		Probe: probeSandbox, Getenv: a.getenv,
 	})
 	return a.g, nil
 }

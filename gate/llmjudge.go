@@ -1,0 +1,163 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/vaglio"
+)
+
+// Scorer asks a model to judge a request: vaglio's phase 2 when the policy
+// chooses the llm-v1 judge. It returns the model's answer as text.
+type Scorer interface {
+	Score(ctx context.Context, system, user string) (string, error)
+}
+
+// LLMConfig says where the model-based judge is reached: an
+// OpenAI-compatible chat completions endpoint (OpenAI, Ollama's /v1,
+// llama.cpp's server, vLLM ...).
+type LLMConfig struct {
+	Endpoint string
+	Model    string
+	// APIKey, when set, is sent as a bearer token.
+	APIKey  string
+	Timeout time.Duration
+}
+
+// maxLLMAnswer bounds the bytes read from the model's endpoint.
+const maxLLMAnswer = 1 << 20
+
+// NewLLMScorer returns a Scorer for cfg.
+func NewLLMScorer(cfg LLMConfig) Scorer {
+	return &httpScorer{cfg: cfg, client: &http.Client{Timeout: cfg.Timeout}}
+}
+
+type httpScorer struct {
+	cfg    LLMConfig
+	client *http.Client
+}
+
+// Score sends one chat completion request and returns the reply's text.
+func (s *httpScorer) Score(ctx context.Context, system, user string) (string, error) {
+	body, err := json.Marshal(map[string]any{
+		"model": s.cfg.Model,
+		"messages": []map[string]string{
+			{"role": "system", "content": system},
+			{"role": "user", "content": user},
+		},
+		"temperature": 0,
+		"max_tokens":  200,
+		"stream":      false,
+	})
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Endpoint, bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if s.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+s.cfg.APIKey)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxLLMAnswer))
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return "", fmt.Errorf("the endpoint answered %s", resp.Status)
+	}
+	// OpenAI's shape, and Ollama's native one.
+	var ans struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+		Message *struct {
+			Content string `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(data, &ans); err != nil {
+		return "", errors.New("the endpoint's answer is not JSON")
+	}
+	switch {
+	case len(ans.Choices) > 0:
+		return ans.Choices[0].Message.Content, nil
+	case ans.Message != nil:
+		return ans.Message.Content, nil
+	}
+	return "", errors.New("the endpoint's answer holds no message")
+}
+
+// scorer returns the model-based judge the policy chose, or nil for the
+// rule-based one.
+func (g *Gate) scorer() Scorer {
+	if g.cfg.Scorer != nil {
+		return g.cfg.Scorer
+	}
+	j := g.cfg.Policy.Judge
+	if j.Kind != policy.JudgeLLM {
+		return nil
+	}
+	key := ""
+	if j.APIKeyEnv != "" && g.cfg.Getenv != nil {
+		key = g.cfg.Getenv(j.APIKeyEnv)
+	}
+	return NewLLMScorer(LLMConfig{Endpoint: j.Endpoint, Model: j.Model, APIKey: key, Timeout: j.Timeout})
+}
+
+// judgeByModel is phase 2 with the llm-v1 judge: one question to the model
+// for the whole request, asked only when no command is already denied (a
+// request with a denied command is denied whatever the model says, so the
+// guard and the policy decide first and no call is spent). The verdict
+// applies to every command not denied; below the threshold they are denied
+// by the judge. A model that does not answer, or answers without a score,
+// gives seed 003's neutral fallback score, and the reason says so.
+func (g *Gate) judgeByModel(ctx context.Context, sc Scorer, j vaglio.Judge, req Request, dec *Decision) {
+	texts := make([]string, 0, len(dec.Commands))
+	for _, c := range dec.Commands {
+		if c.Outcome == policy.Deny {
+			return
+		}
+		texts = append(texts, audit.RedactString(c.Text))
+	}
+	user := vaglio.LLMUserPrompt(audit.RedactString(req.Reason), texts)
+	var v vaglio.Verdict
+	answer, err := sc.Score(ctx, vaglio.LLMSystemPrompt, user)
+	switch score, reason, ok := vaglio.ParseLLMAnswer(answer); {
+	case err != nil:
+		v = j.Verdict(vaglio.LLMFallbackScore, " (llm-judge fallback (chat failed: "+oneLine(err.Error())+"))", vaglio.JudgeKindLLM)
+	case !ok:
+		v = j.Verdict(vaglio.LLMFallbackScore, " (llm-judge fallback (parse fail))", vaglio.JudgeKindLLM)
+	default:
+		detail := ""
+		if reason != "" {
+			detail = " (" + reason + ")"
+		}
+		v = j.Verdict(score, detail, vaglio.JudgeKindLLM)
+	}
+	for i := range dec.Commands {
+		c := &dec.Commands[i]
+		c.Judge = &v
+		if !v.Approved {
+			c.Outcome, c.BlockedBy, c.DecidedBy, c.Reason = policy.Deny, "judge", "judge", v.Reason
+		}
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
