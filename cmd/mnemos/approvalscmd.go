@@ -16,13 +16,15 @@ type ApprovalsCmd struct {
 	Approve ApproveCmd       `cmd:"" help:"Approve a pending request: its identical rerun runs once."`
 	Deny    DenyCmd          `cmd:"" help:"Reject a pending request."`
 	Cancel  CancelCmd        `cmd:"" help:"Withdraw your own pending request: it can no longer be approved."`
+	Answer  AnswerCmd        `cmd:"" help:"Resolve a request from a channel button's data (approve:TOKEN or reject:TOKEN) as --channel and --sender; what a channel bridge runs."`
 }
 
 // ApprovalsListCmd is mnemos approvals list.
 type ApprovalsListCmd struct {
-	All   bool `help:"Include resolved and expired requests."`
-	JSON  bool `name:"json" help:"Print a JSON array."`
-	Limit int  `default:"50" help:"At most this many requests."`
+	All    bool `help:"Include resolved and expired requests."`
+	JSON   bool `name:"json" help:"Print a JSON array."`
+	Limit  int  `default:"50" help:"At most this many requests."`
+	Digest bool `help:"One line per channel, sender and capability: how many requests, and the newest (every request counts, whatever --limit)."`
 }
 
 // Run lists requests, newest first.
@@ -38,9 +40,24 @@ func (c *ApprovalsListCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	list, err := st.List(a.ctx, approvals.ListOptions{IncludeResolved: c.All, Limit: c.Limit}, a.now())
+	limit := c.Limit
+	if c.Digest {
+		limit = -1
+	}
+	list, err := st.List(a.ctx, approvals.ListOptions{IncludeResolved: c.All, Limit: limit}, a.now())
 	if err != nil {
 		return err
+	}
+	if c.Digest {
+		groups := digest(list)
+		if c.JSON {
+			if groups == nil {
+				groups = []digestGroup{}
+			}
+			return writeJSON(a.io.out, groups)
+		}
+		printDigest(a, groups, a.now())
+		return nil
 	}
 	if c.JSON {
 		if list == nil {

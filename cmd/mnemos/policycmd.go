@@ -40,6 +40,7 @@ func (c *CheckCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	warnDeliveries(a, d)
 	switch {
 	case c.JSON:
 		if err := writeJSON(a.io.out, d); err != nil {

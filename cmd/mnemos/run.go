@@ -75,6 +75,7 @@ func (c *RunCmd) Run(a *app) error {
 // printPending prints the approval card and the one line saying how to
 // approve.
 func printPending(a *app, d gate.Decision) {
+	warnDeliveries(a, d)
 	for _, l := range d.Card {
 		fmt.Fprintf(a.io.err, "mnemos: %s\n", l)
 	}
