@@ -54,6 +54,9 @@ type Config struct {
 	// Getenv reads the environment variable the policy names for the
 	// llm-v1 judge's key.
 	Getenv func(string) string
+	// Environ returns the environment the command inherits, judged with
+	// it (envHazard, pathShadows); nil judges the command alone.
+	Environ func() []string
 }
 
 // Gate runs the pipeline for one process. It opens the state database only
@@ -304,6 +307,19 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	}
 	if len(script.Commands) == 0 {
 		return judged{deny(dec, "parse", "no command found"), nil}
+	}
+	if g.cfg.Environ != nil {
+		env := g.cfg.Environ()
+		if why := envHazard(env); why != "" {
+			return judged{deny(dec, "environment", why), nil}
+		}
+		pathEnv := ""
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+				pathEnv = v
+			}
+		}
+		pathShadows(script.Commands, pathEnv, writablePathDirs(pathEnv, ws, g.cfg.UserHome))
 	}
 	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
 	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames, Workspace: ws}.Prepare().ForDirs(place.Dirs)

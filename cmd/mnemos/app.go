@@ -116,8 +116,10 @@ type app struct {
 	cli    *Globals
 	io     stdio
 	getenv func(string) string
-	log    *slog.Logger
-	now    func() time.Time
+	// environ is the environment the gated command inherits.
+	environ func() []string
+	log     *slog.Logger
+	now     func() time.Time
 
 	g *gate.Gate
 }
@@ -163,7 +165,7 @@ func Main(ctx context.Context, args []string, s stdio, getenv func(string) strin
 		if globals.Verbose {
 			level = slog.LevelDebug
 		}
-		a := &app{ctx: ctx, cli: globals, io: s, getenv: getenv, now: time.Now,
+		a := &app{ctx: ctx, cli: globals, io: s, getenv: getenv, environ: os.Environ, now: time.Now,
 			log: slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: level}))}
 		defer a.close()
 		kctx.Bind(a)
@@ -392,7 +394,7 @@ func (a *app) gate() (*gate.Gate, error) {
 		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self, Vars: vars,
 		Now: a.now, Rand: rand.Reader, Log: a.log,
 		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
-		Probe: probeSandbox, Getenv: a.getenv,
+		Probe: probeSandbox, Getenv: a.getenv, Environ: a.environ,
 	})
 	return a.g, nil
 }
