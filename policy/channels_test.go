@@ -122,3 +122,30 @@ channels:
 		t.Errorf("user channels under a project = %+v", m.Channels)
 	}
 }
+
+// TestDefaultChannelsExampleLoads: the commented-out channels: example of
+// the default policy loads once uncommented.
+func TestDefaultChannelsExampleLoads(t *testing.T) {
+	src := string(DefaultSource())
+	i := strings.Index(src, "\n# channels:\n")
+	if i < 0 {
+		t.Fatal("the default policy has no channels: example")
+	}
+	var lines []string
+	for _, l := range strings.Split(src[i+1:], "\n") {
+		if l == "#" || !strings.HasPrefix(l, "# ") {
+			break
+		}
+		lines = append(lines, strings.TrimPrefix(l, "# "))
+	}
+	p, err := Parse("example.yaml", []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, strings.Join(lines, "\n"))
+	}
+	if len(p.Channels) != 2 || p.Channels[0].Kind() != "command" || p.Channels[1].Kind() != "webhook" {
+		t.Errorf("channels = %+v", p.Channels)
+	}
+	if len(Default().Channels) != 0 {
+		t.Errorf("the default policy delivers cards: %+v", Default().Channels)
+	}
+}
