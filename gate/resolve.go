@@ -68,14 +68,21 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		territory = approvals.TerritoryPermanent
 	}
 	// Plan the concession before resolving, so a refusal changes nothing.
+	// An extension's request always records its grant (extensions.go).
 	var plan concession
-	if territory != approvals.TerritoryNone {
-		p, err := st.Get(ctx, token)
-		if err != nil {
+	pend, getErr := st.Get(ctx, token)
+	ext, isExt := extensionOf(pend)
+	switch {
+	case getErr == nil && isExt:
+		if plan, err = planExtension(pend, ext, territory, o.For, now); err != nil {
 			return Approved{}, err
 		}
-		plan, err = planConcession(p, territory, o.For, now)
-		if err != nil {
+		territory = approvals.TerritoryPermanent
+	case territory != approvals.TerritoryNone:
+		if getErr != nil {
+			return Approved{}, getErr
+		}
+		if plan, err = planConcession(pend, territory, o.For, now); err != nil {
 			return Approved{}, err
 		}
 	}
@@ -112,6 +119,11 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 			slog.String("channel", gr.Channel), slog.String("sender", gr.Sender), slog.String("approval", p.Token),
 			slog.String("session", gr.Session), slog.Any("expires_at", gr.ExpiresAt), slog.Int("max_uses", scope.MaxUses)); err != nil {
 			return out, err
+		}
+		if isExt {
+			if err := g.extensionGranted(ctx, ext, gr, p.Token); err != nil {
+				return out, err
+			}
 		}
 	}
 	if plan.prefix != nil {
@@ -231,9 +243,15 @@ func (g *Gate) Deny(ctx context.Context, token string, by approvals.Identity) (a
 		}
 		return p, err
 	}
-	return p, g.cfg.Audit.Append(ctx, "approval.denied",
+	if err := g.cfg.Audit.Append(ctx, "approval.denied",
 		slog.String("id", p.Token), slog.String("channel", by.Channel), slog.String("sender", by.Sender),
-		slog.Any("argv", p.Details.Argv))
+		slog.Any("argv", p.Details.Argv)); err != nil {
+		return p, err
+	}
+	if ext, ok := extensionOf(p); ok {
+		return p, g.extensionDenied(ctx, ext, p, by)
+	}
+	return p, nil
 }
 
 // Cancel withdraws a pending request on its requester's word (seed 002's

@@ -52,14 +52,15 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Init      InitCmd      `cmd:"" help:"Write the commented default policy file."`
-	Run       RunCmd       `cmd:"" help:"Decide, then run an allowed command: mnemos run -- CMD [ARG...]."`
-	Policy    PolicyCmd    `cmd:"" help:"Check commands against the policy; show the registry and table."`
-	Approvals ApprovalsCmd `cmd:"" help:"List, approve and deny pending requests."`
-	Grants    GrantsCmd    `cmd:"" help:"List and revoke standing grants."`
-	Audit     AuditCmd     `cmd:"" help:"Show and verify the audit log."`
-	Sandbox   SandboxCmd   `cmd:"" help:"Show what the kernel's sandbox can enforce."`
-	Version   VersionCmd   `cmd:"" help:"Print the version."`
+	Init       InitCmd       `cmd:"" help:"Write the commented default policy file."`
+	Run        RunCmd        `cmd:"" help:"Decide, then run an allowed command: mnemos run -- CMD [ARG...]."`
+	Policy     PolicyCmd     `cmd:"" help:"Check commands against the policy; show the registry and table."`
+	Approvals  ApprovalsCmd  `cmd:"" help:"List, approve and deny pending requests."`
+	Grants     GrantsCmd     `cmd:"" help:"List and revoke standing grants."`
+	Extensions ExtensionsCmd `cmd:"" help:"Admit an extension's manifest; list and revoke extensions."`
+	Audit      AuditCmd      `cmd:"" help:"Show and verify the audit log."`
+	Sandbox    SandboxCmd    `cmd:"" help:"Show what the kernel's sandbox can enforce."`
+	Version    VersionCmd    `cmd:"" help:"Print the version."`
 }
 
 // runOnly and checkOnly are the grammars of the two commands every agent
