@@ -14,6 +14,10 @@
 //     run by `mnemos policy test`.
 //   - Evaluate, design.md's decision model steps 2–4, and grants as an
 //     interface it consults.
+//   - Extension manifests (ParseManifest, every error positioned) and
+//     their admission (AdmitManifest): which requested capabilities the
+//     core evaluator grants, which wait for a person, which are denied.
+//     The gate records the grants and pending approvals it decides.
 //
 // # What it never does
 //
