@@ -83,3 +83,22 @@ func TestSecurityPathIntoWritableDirectory(t *testing.T) {
 		t.Errorf("writable PATH entries = %v", got)
 	}
 }
+
+// TestSecurityCdpathFromTheEnvironment: with CDPATH inherited, "cd etc"
+// may land in /etc, so neither the narrowing of a cd joined by && nor the
+// script's known directories hold: relative paths become unknown.
+func TestSecurityCdpathFromTheEnvironment(t *testing.T) {
+	f := newFixture(t, "level: full\n")
+	f.g.cfg.Environ = func() []string { return []string{"HOME=" + f.home, "PATH=/usr/bin:/bin", "CDPATH=/"} }
+	for _, script := range []string{"cd etc && rm -rf *", "cd etc && rm -rf .", "cd etc; touch x"} {
+		if d := f.decide(t, Mode{DryRun: true}, "bash", "-c", script); d.Outcome == policy.Allow {
+			t.Errorf("%s with CDPATH=/: allow (%s)", script, d.Reason)
+		}
+	}
+	// Without CDPATH, a cd joined by && runs the next command in its
+	// target only.
+	f.g.cfg.Environ = func() []string { return []string{"HOME=" + f.home, "PATH=/usr/bin:/bin"} }
+	if d := f.decide(t, Mode{DryRun: true}, "bash", "-c", "cd build && rm -rf ."); d.Outcome != policy.Allow {
+		t.Errorf("cd build && rm -rf .: %s (%s)", d.Outcome, d.Reason)
+	}
+}

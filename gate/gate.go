@@ -308,8 +308,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if len(script.Commands) == 0 {
 		return judged{deny(dec, "parse", "no command found"), nil}
 	}
+	var env []string
 	if g.cfg.Environ != nil {
-		env := g.cfg.Environ()
+		env = g.cfg.Environ()
 		if why := envHazard(env); why != "" {
 			return judged{deny(dec, "environment", why), nil}
 		}
@@ -322,7 +323,13 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		pathShadows(script.Commands, pathEnv, writablePathDirs(pathEnv, ws, g.cfg.UserHome))
 	}
 	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
-	guard := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames, Workspace: ws}.Prepare().ForDirs(place.Dirs)
+	cdpath := mayUseCdpath(env, req.Argv)
+	if cdpath {
+		cdpathUnknown(script.Commands, &place, g.cfg.UserHome)
+	}
+	dirs := cmdDirs{cmds: script.Commands, place: place, home: g.cfg.UserHome, cdpath: cdpath}
+	prepared := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames, Workspace: ws}.Prepare()
+	allDirs := prepared.ForDirs(place.Dirs)
 	threshold := g.cfg.Policy.JudgeThreshold
 	if g.cfg.Extra != nil && g.cfg.Extra.JudgeThreshold > threshold {
 		threshold = g.cfg.Extra.JudgeThreshold
@@ -340,8 +347,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	worst := -1
 	for i, cmd := range script.Commands {
 		cd := CommandDecision{Command: cmd, Text: cmd.String()}
+		guard, guardDirs := dirs.checker(i, allDirs, prepared)
 		if explain {
-			cd.GuardChecks, cd.GuardDirs = guardChecks, place.Dirs
+			cd.GuardChecks, cd.GuardDirs = guardChecks, guardDirs
 		}
 		if hit, ok := guard.Check(cmd); ok {
 			h := hit

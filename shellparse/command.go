@@ -69,6 +69,12 @@ type Command struct {
 	// arguments supplied at run time by xargs, ...). A command with notes is
 	// never more trusted than one without.
 	Notes []string `json:"notes,omitempty"`
+	// AfterCd, when positive, says the command runs only once the cd or
+	// pushd at Script.Commands[AfterCd-1] has succeeded: they are joined
+	// by && ("cd build && rm -rf ."), so the command starts in that cd's
+	// directory, not in the one before it. Commands between the two may
+	// still change directory.
+	AfterCd int `json:"after_cd,omitempty"`
 }
 
 // Name returns the base name of the program ("rm" for "/usr/bin/rm"), or ""

@@ -268,9 +268,17 @@ func (w *walker) finish() []Command {
 		return w.out
 	}
 	out := make([]Command, 0, len(w.out))
+	// at maps an index of w.out to its index in out, +1 (0: dropped).
+	at := make([]int, len(w.out))
 	for i, c := range w.out {
 		if !drop[i] {
+			if c.AfterCd > 0 {
+				// The cd comes earlier, so it is already placed; one
+				// that was dropped gates nothing (0).
+				c.AfterCd = at[c.AfterCd-1]
+			}
 			out = append(out, c)
+			at[i] = len(out)
 		}
 	}
 	return out

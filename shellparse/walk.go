@@ -182,12 +182,19 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 		*st = mergeState(st, last)
 		return
 	}
+	// cdGate is AfterCd for the items that run only once a cd item has
+	// succeeded: those after it while the operators stay &&.
+	cdGate := 0
 	for i, s := range items {
 		op := ops[0]
 		if i > 0 {
 			op = ops[i-1]
+			if op != "&&" {
+				cdGate = 0
+			}
 		}
 		n := w.pushCtx(op)
+		start := len(w.out)
 		if i == 0 {
 			w.stmt(st, s)
 		} else {
@@ -196,6 +203,19 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 			*st = mergeState(st, sub)
 		}
 		w.popCtx(n)
+		if cdGate > 0 {
+			for j := start; j < len(w.out); j++ {
+				if w.out[j].AfterCd == 0 {
+					w.out[j].AfterCd = cdGate
+				}
+			}
+		}
+		if _, call := s.Cmd.(*syntax.CallExpr); call && plainStmt(s) && len(w.out) > start {
+			switch w.out[len(w.out)-1].Name() {
+			case "cd", "pushd":
+				cdGate = len(w.out)
+			}
+		}
 	}
 }
 

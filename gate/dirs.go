@@ -1,0 +1,130 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/shellparse"
+	"github.com/mnemos-dev/mnemos/vaglio"
+)
+
+// cmdDirs works out, for the commands that run only after a cd joined to
+// them by && has succeeded (shellparse's AfterCd), the directories they
+// may start in: that cd's targets, widened by any cd between the two. The
+// other commands may start in any directory of the script (Place.Dirs),
+// since the guard does not follow control flow: "cd build; rm -rf ." runs
+// rm where it started when build is missing, "cd build && rm -rf ." never.
+type cmdDirs struct {
+	cmds   []shellparse.Command
+	place  policy.Place
+	home   string
+	cdpath bool
+	memo   []gateDirs
+}
+
+// mayUseCdpath reports whether CDPATH may send a bare "cd NAME" somewhere
+// other than NAME below the working directory: the environment sets it,
+// or the script names it.
+func mayUseCdpath(environ []string, argv []string) bool {
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "CDPATH="); ok && v != "" {
+			return true
+		}
+	}
+	for _, a := range argv {
+		if strings.Contains(a, "CDPATH") {
+			return true
+		}
+	}
+	return false
+}
+
+// cdpathUnknown marks the place's directories unknown when CDPATH may
+// apply to a bare cd target of the script.
+func cdpathUnknown(cmds []shellparse.Command, place *policy.Place, home string) {
+	for _, c := range cmds {
+		if isCd(c) && policy.CdTargetBare(c, home) {
+			place.UnknownDir = true
+			return
+		}
+	}
+}
+
+func isCd(c shellparse.Command) bool {
+	switch c.Name() {
+	case "cd", "pushd", "popd", "chdir":
+		return true
+	}
+	return false
+}
+
+// of returns the directories command i may start in, and whether they are
+// narrower than the place's.
+func (d *cmdDirs) of(i int) ([]string, bool) {
+	c := d.cmds[i]
+	k := c.AfterCd - 1
+	if k < 0 || k >= i || !isCd(d.cmds[k]) {
+		return d.place.Dirs, false
+	}
+	dirs, ok := d.afterGate(k)
+	for j := k + 1; ok && j < i; j++ {
+		if isCd(d.cmds[j]) {
+			var next []string
+			if next, ok = d.after(j, dirs); ok {
+				dirs = slices.Clone(dirs)
+				for _, n := range next {
+					if !slices.Contains(dirs, n) {
+						dirs = append(dirs, n)
+					}
+				}
+			}
+		}
+	}
+	if !ok {
+		return d.place.Dirs, false
+	}
+	return dirs, true
+}
+
+// afterGate returns, once per cd, where the cd at index k leads from the
+// directories it may itself start in.
+func (d *cmdDirs) afterGate(k int) ([]string, bool) {
+	for _, m := range d.memo {
+		if m.k == k {
+			return m.dirs, m.ok
+		}
+	}
+	base, _ := d.of(k)
+	dirs, ok := d.after(k, base)
+	d.memo = append(d.memo, gateDirs{k: k, dirs: dirs, ok: ok})
+	return dirs, ok
+}
+
+type gateDirs struct {
+	k    int
+	dirs []string
+	ok   bool
+}
+
+// after returns where the cd at index k moves from dirs, when known.
+func (d *cmdDirs) after(k int, dirs []string) ([]string, bool) {
+	c := d.cmds[k]
+	if d.cdpath && policy.CdTargetBare(c, d.home) {
+		return nil, false
+	}
+	return policy.CdTargets(c, dirs, d.home)
+}
+
+// checker returns the guard for command i: the script's, or one for the
+// narrower directories it may start in.
+func (d *cmdDirs) checker(i int, all vaglio.DirChecker, p *vaglio.Prepared) (vaglio.DirChecker, []string) {
+	if d.cmds[i].AfterCd == 0 {
+		return all, d.place.Dirs
+	}
+	dirs, narrow := d.of(i)
+	if !narrow {
+		return all, d.place.Dirs
+	}
+	return p.ForDirs(dirs), dirs
+}
