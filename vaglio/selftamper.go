@@ -90,7 +90,7 @@ func selfReadOnly(sub []string) bool {
 		}
 	case "approvals":
 		return next == "list" || next == "show"
-	case "grants":
+	case "grants", "extensions":
 		return next == "list"
 	case "audit":
 		return next == "tail" || next == "verify"
@@ -112,8 +112,17 @@ func selfMutating(sub []string) string {
 	switch sub[0] {
 	case "approvals":
 		switch next {
-		case "approve", "deny", "resolve":
+		case "approve", "deny", "resolve", "answer":
 			return "resolves an approval"
+		case "cancel":
+			return "withdraws an approval"
+		}
+	case "extensions":
+		switch next {
+		case "admit":
+			return "admits an extension and grants what it asks"
+		case "revoke":
+			return "changes grants"
 		}
 	case "grants":
 		switch next {
