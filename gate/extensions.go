@@ -245,9 +245,9 @@ func (g *Gate) requestExtension(ctx context.Context, m *policy.Manifest, r *Exte
 		slog.String("target", r.Target), slog.String("why", r.Why), slog.String("manifest", m.Source))
 }
 
-// extensionOf returns the extension a pending request asks for, if it is
-// an extension's request.
-func extensionOf(p approvals.Pending) (string, bool) {
+// ExtensionOf returns the extension a pending request asks a capability
+// for, when it is an admission request rather than a command's.
+func ExtensionOf(p approvals.Pending) (string, bool) {
 	name := p.Details.Meta[metaExtension]
 	return name, name != ""
 }
@@ -372,7 +372,7 @@ func (g *Gate) Extensions(ctx context.Context, all bool) ([]Extension, error) {
 		get(grants[i].Sender).Grants = append(get(grants[i].Sender).Grants, grants[i])
 	}
 	for i := len(open) - 1; i >= 0; i-- {
-		if name, ok := extensionOf(open[i]); ok {
+		if name, ok := ExtensionOf(open[i]); ok {
 			get(name).Pending = append(get(name).Pending, open[i])
 		}
 	}
@@ -424,7 +424,7 @@ func (g *Gate) RevokeExtension(ctx context.Context, name string, by approvals.Id
 	}
 	for i := len(open) - 1; i >= 0; i-- {
 		p := open[i]
-		if n, ok := extensionOf(p); !ok || n != name {
+		if n, ok := ExtensionOf(p); !ok || n != name {
 			continue
 		}
 		if p.Requester() != by {

@@ -102,9 +102,13 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 	for _, l := range approvals.RenderCard(p.Card()) {
 		fmt.Fprintln(a.io.out, l)
 	}
-	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\ncommand: %s\ncwd: %s\nreason: %s\nexpires: %s\n",
-		p.Token, p.StatusAt(a.now()), p.Channel, p.Sender, strings.Join(p.Details.Argv, " "), p.Details.Cwd,
-		oneLine(p.Details.Reason), p.ExpiresAt.Local().Format(time.RFC3339))
+	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\n", p.Token, p.StatusAt(a.now()), p.Channel, p.Sender)
+	if ext, ok := gate.ExtensionOf(p); ok {
+		fmt.Fprintf(a.io.out, "extension: %s\ncapability: %s\n", ext, p.CapabilityClass)
+	} else {
+		fmt.Fprintf(a.io.out, "command: %s\ncwd: %s\n", strings.Join(p.Details.Argv, " "), p.Details.Cwd)
+	}
+	fmt.Fprintf(a.io.out, "reason: %s\nexpires: %s\n", oneLine(p.Details.Reason), p.ExpiresAt.Local().Format(time.RFC3339))
 	return nil
 }
 
@@ -129,8 +133,12 @@ func (c *ApproveCmd) Run(a *app) error {
 	if c.JSON {
 		return writeJSON(a.io.out, res)
 	}
-	fmt.Fprintf(a.io.out, "approved %s: %s\n", res.Pending.Token, strings.Join(res.Pending.Details.Argv, " "))
-	fmt.Fprintln(a.io.out, "the identical command, rerun from the same directory by the same identity, now runs once")
+	if ext, ok := gate.ExtensionOf(res.Pending); ok {
+		fmt.Fprintf(a.io.out, "approved %s: extension %s may use %s\n", res.Pending.Token, ext, res.Pending.CapabilityClass)
+	} else {
+		fmt.Fprintf(a.io.out, "approved %s: %s\n", res.Pending.Token, strings.Join(res.Pending.Details.Argv, " "))
+		fmt.Fprintln(a.io.out, "the identical command, rerun from the same directory by the same identity, now runs once")
+	}
 	for _, gr := range res.Grants {
 		until := "until revoked"
 		if gr.ExpiresAt != nil {
