@@ -71,7 +71,7 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 	// An extension's request always records its grant (extensions.go).
 	var plan concession
 	pend, getErr := st.Get(ctx, token)
-	ext, isExt := extensionOf(pend)
+	ext, isExt := ExtensionOf(pend)
 	switch {
 	case getErr == nil && isExt:
 		if plan, err = planExtension(pend, ext, territory, o.For, now); err != nil {
@@ -248,7 +248,7 @@ func (g *Gate) Deny(ctx context.Context, token string, by approvals.Identity) (a
 		slog.Any("argv", p.Details.Argv)); err != nil {
 		return p, err
 	}
-	if ext, ok := extensionOf(p); ok {
+	if ext, ok := ExtensionOf(p); ok {
 		return p, g.extensionDenied(ctx, ext, p, by)
 	}
 	return p, nil
