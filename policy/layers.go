@@ -482,6 +482,38 @@ func projectRules(upper, project *Policy) []Diagnostic {
 	return out
 }
 
+// userRulesUnderSystem reports the user's allow rules whose examples a
+// rule of the system policy denies or asks about: the system's rules bind
+// the layers below it, so such a rule cannot take effect there.
+func userRulesUnderSystem(system, user *Policy) []Diagnostic {
+	var out []Diagnostic
+	def := exampleDefaults{level: user.Level, channel: "cli", sender: "user"}
+	for i := range user.Rules {
+		r := &user.Rules[i]
+		if r.Action != Allow {
+			continue
+		}
+		examples := slices.Clone(r.Match)
+		if len(examples) == 0 && len(r.ArgvPrefix) > 0 {
+			examples = append(examples, Example{Command: shellJoin(r.ArgvPrefix)})
+		}
+		for _, ex := range examples {
+			got, ok := upperOutcome(system, ex, def)
+			if !ok || got.DecidedBy != ByRule || got.Outcome == Allow {
+				continue
+			}
+			verb := "asks about"
+			if got.Outcome == Deny {
+				verb = "denies"
+			}
+			out = append(out, Diagnostic{Pos: r.Pos, Severity: SeverityWarning,
+				Msg: fmt.Sprintf("allow rule %q would allow %q, which the system policy %s (%s); the system's rule applies", r.Name, ex.Command, verb, got.Reason)})
+			break
+		}
+	}
+	return out
+}
+
 // upperOutcome is how the layers above decide an example of a project
 // rule, at the level they give its identity (or the example's, if lower).
 func upperOutcome(upper *Policy, ex Example, def exampleDefaults) (RequestResult, bool) {
@@ -540,6 +572,9 @@ func LintLayered(layer Layer, system, user *Policy, name string, src []byte) []D
 		_, md = Merge(system, user, p)
 	case LayerUser:
 		_, md = Merge(system, p, nil)
+		if system != nil {
+			md = append(md, userRulesUnderSystem(system, p)...)
+		}
 	}
 	for _, d := range md {
 		if d.Pos.File == name {

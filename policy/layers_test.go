@@ -425,3 +425,26 @@ func TestMergedSandboxSectionMatchesSandboxFor(t *testing.T) {
 		}
 	}
 }
+
+// A user's allow rule that a system rule denies or asks about is reported
+// when the user's file is linted; one the system's table alone would ask
+// about is the user's to allow.
+func TestLintUserRulesUnderSystem(t *testing.T) {
+	system := mustParseAs(t, "system.yaml", "rules:\n  - {name: no history, action: deny, command: {argv_prefix: [git, log]}}\n  - {name: look first, action: ask, command: {argv_prefix: [kubectl]}}\n")
+	src := `rules:
+  - {name: history, action: allow, priority: 900, command: {argv_prefix: [git, log]}}
+  - {name: cluster, action: allow, match: ["kubectl get pods"], conditions: {command: {equals: kubectl}}}
+  - {name: tests, action: allow, command: {argv_prefix: [make, test]}}
+`
+	var got []string
+	for _, d := range LintLayered(LayerUser, system, nil, "user.yaml", []byte(src)) {
+		got = append(got, d.String())
+	}
+	want := []string{
+		`user.yaml:2:5: warning: allow rule "history" would allow "git log", which the system policy denies (rule "no history" denies it); the system's rule applies`,
+		`user.yaml:3:5: warning: allow rule "cluster" would allow "kubectl get pods", which the system policy asks about (rule "look first" asks first); the system's rule applies`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

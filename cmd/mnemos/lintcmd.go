@@ -68,8 +68,14 @@ func (c *LintCmd) lint(a *app, name string, src []byte) ([]policy.Diagnostic, er
 	if c.Layer == "auto" {
 		layer = policy.LayerUser
 		abs, _ := filepath.Abs(name)
+		userFile := ""
+		if paths, err := a.paths(); err == nil {
+			userFile = paths.PolicyFile
+		}
 		switch {
-		case name == policy.DefaultName:
+		case name == policy.DefaultName, abs == userFile:
+			// The user's own file, wherever MNEMOS_HOME puts it (even in
+			// a directory named .mnemos).
 		case abs == systemPolicyFile:
 			layer = policy.LayerSystem
 		case filepath.Base(abs) == "policy.yaml" && filepath.Base(filepath.Dir(abs)) == ".mnemos":
