@@ -16,6 +16,7 @@ type PolicyCmd struct {
 	Explain  ExplainCmd  `cmd:"" help:"Explain a decision step by step without running or recording anything: the parse, each unwrapping, each command's guard checks, accesses, table cells, every rule considered and why it did or did not match, the grants consulted, the decision."`
 	Registry RegistryCmd `cmd:"" help:"Print the 13 capabilities of the registry, one JSON line each."`
 	Table    TableCmd    `cmd:"" help:"Print the autonomy × capability table, one JSON line per level."`
+	Outcome  OutcomeCmd  `cmd:"" help:"The effective outcome of one capability at a level: the table's cell, lifted by a grant of the identity on --target."`
 	Show     ShowCmd     `cmd:"" help:"Print which policy file applies and its rules."`
 	Lint     LintCmd     `cmd:"" help:"Validate a policy file: every error as FILE:LINE:COL: message, warnings for unreachable rules. Exit 78 on error."`
 	Test     TestCmd     `cmd:"" help:"Run a file of test cases against the policy: a pass/fail line per case and a summary. Exit 1 on any failure."`
