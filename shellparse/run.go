@@ -313,6 +313,9 @@ func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 		Wrappers:  slices.Clone(inv.wraps),
 		Dynamic:   dynamic,
 	}
+	if dotGlobs(inv) {
+		notes = append(slices.Clip(notes), "GLOBIGNORE or a shell option set here may let a glob match dot files (.env, .ssh)")
+	}
 	if len(inv.notes)+len(notes) > 0 {
 		c.Notes = append(slices.Clone(inv.notes), notes...)
 	}
@@ -320,6 +323,41 @@ func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 	if w.envCarry == 0 && len(c.Assigns) > 0 && !quietBuiltin(inv) {
 		w.runEnvCommands(inv, c.Assigns)
 	}
+}
+
+// dotGlobs reports an invocation with a glob among its words or redirect
+// targets, run where the script may have made globs match names that
+// start with a dot: a GLOBIGNORE it set (bash then matches dot files, as
+// with dotglob), or BASHOPTS or -O given to the shell running it. A glob
+// such as "*" or "?env" then reaches .env and .ssh, which the guard, like
+// the shell by default, takes it not to.
+func dotGlobs(inv *invocation) bool {
+	glob := false
+	for _, a := range inv.args {
+		if a.glob {
+			glob = true
+			break
+		}
+	}
+	for _, r := range inv.redirs {
+		if glob {
+			break
+		}
+		glob = r.Target.Dynamic && strings.ContainsAny(r.Target.Value, "*?[")
+	}
+	if !glob {
+		return false
+	}
+	st := inv.st
+	if st.assignedHere("BASHOPTS") {
+		return true
+	}
+	if !st.assignedHere("GLOBIGNORE") {
+		return false
+	}
+	// An unset or empty GLOBIGNORE leaves globbing as it was.
+	v := st.lookup("GLOBIGNORE")
+	return !v.known || v.set && v.str != ""
 }
 
 // quietBuiltin reports a shell builtin that starts no program, so runs
@@ -691,7 +729,7 @@ func isStdinPath(p string) bool {
 // runShell handles sh, bash and the other shells.
 func (w *walker) runShell(inv *invocation, name string) {
 	args := inv.args
-	cmdMode, stdinMode := false, false
+	cmdMode, stdinMode, shopts := false, false, false
 	i := 1
 scan:
 	for i < len(args) {
@@ -720,8 +758,13 @@ scan:
 				cmdMode = cmdMode || s[0] == '-'
 			case 's':
 				stdinMode = true
-			case 'o', 'O':
+			case 'o':
 				i++
+			case 'O':
+				// -O and +O set shopt options (dotglob, nocaseglob,
+				// extglob) for the script.
+				i++
+				shopts = true
 			}
 		}
 	}
@@ -729,6 +772,13 @@ scan:
 		i = len(args)
 	}
 	operands := args[i:]
+	if shopts {
+		// The shell reports its shopt options in BASHOPTS: record that
+		// they are not the defaults any more.
+		cs := inv.callSt.clone()
+		cs.assign("BASHOPTS", value{exported: true})
+		inv.callSt = cs
+	}
 	inv.stdin = inv.stdin.get()
 	lang := langFor(name)
 	strict := name != "fish"
