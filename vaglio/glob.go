@@ -237,6 +237,7 @@ func elemMatch(name string, glob bool, pat string) bool {
 	if len(pat) > 0 && pat[0] == '.' && name[0] != '.' {
 		return false
 	}
+	name = simplifyClasses(name)
 	if literalPat {
 		return shellMatch(name, pat)
 	}
@@ -254,4 +255,69 @@ func shellMatch(glob, name string) bool {
 		return glob == name
 	}
 	return ok
+}
+
+// simplifyClasses rewrites each bracket expression of a glob element that
+// holds a character class, an equivalence class or a collating symbol
+// ("[[:alpha:]]", "[[=e=]]", "[[.w.]]") as "?": the shell matches them,
+// path.Match and tokenize do not, and any character is a superset of what
+// they match. Other brackets are kept as written.
+func simplifyClasses(p string) string {
+	if !strings.Contains(p, "[:") && !strings.Contains(p, "[=") && !strings.Contains(p, "[.") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '\\':
+			if i+1 < len(p) {
+				b.WriteString(p[i : i+2])
+				i += 2
+				continue
+			}
+		case '[':
+			if end, named := scanNamedClass(p, i); end > 0 {
+				if named {
+					b.WriteByte('?')
+				} else {
+					b.WriteString(p[i : end+1])
+				}
+				i = end + 1
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+		i++
+	}
+	return b.String()
+}
+
+// scanNamedClass reads a bracket expression starting at p[i] == '['. It
+// returns the index of its closing bracket (0 when it has none) and
+// whether it holds a [:name:], [=c=] or [.c.] element.
+func scanNamedClass(p string, i int) (end int, named bool) {
+	j := i + 1
+	if j < len(p) && (p[j] == '!' || p[j] == '^') {
+		j++
+	}
+	if j < len(p) && p[j] == ']' { // a leading ] is a member
+		j++
+	}
+	for j < len(p) {
+		switch {
+		case p[j] == '\\':
+			j += 2
+			continue
+		case p[j] == '[' && j+1 < len(p) && strings.IndexByte(":=.", p[j+1]) >= 0:
+			if k := strings.Index(p[j+2:], string(p[j+1])+"]"); k >= 0 {
+				named = true
+				j += 2 + k + 2
+				continue
+			}
+		case p[j] == ']':
+			return j, named
+		}
+		j++
+	}
+	return 0, false
 }
