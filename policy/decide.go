@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,10 +118,13 @@ func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (R
 func (p *Policy) evaluate(ctx context.Context, in Input, grants GrantChecker, tr *tracer) (Result, error) {
 	cl := Classify(in.Command, in.Place)
 	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
-	for _, a := range cl.Accesses {
-		c := Table(in.Level, a.Capability)
-		res.Accesses = append(res.Accesses, AccessResult{Access: a, Cell: c})
-		res.Cell = stricterCell(res.Cell, c)
+	if len(cl.Accesses) > 0 {
+		res.Accesses = make([]AccessResult, len(cl.Accesses))
+		for i, a := range cl.Accesses {
+			c := Table(in.Level, a.Capability)
+			res.Accesses[i] = AccessResult{Access: a, Cell: c}
+			res.Cell = stricterCell(res.Cell, c)
+		}
 	}
 	var rule *Rule
 	layer, shell := p.Layer, p.Shell
@@ -137,7 +141,7 @@ func (p *Policy) evaluate(ctx context.Context, in Input, grants GrantChecker, tr
 		rule, layer, filter = p.stackMatch(&in, &cl, &res, tr)
 		shell = p.upperShell
 	}
-	res.Outcome, res.DecidedBy, res.Reason = combine(in, cl, rule, layer, shell, res.Cell)
+	res.Outcome, res.DecidedBy, res.Reason = combine(&in, &cl, rule, layer, shell, res.Cell)
 	askRule := rule != nil
 	if filter.outcome != Allow {
 		// The project layer only restricts (see Merge).
@@ -195,18 +199,18 @@ func stricterCell(a, b Cell) Cell {
 }
 
 // combine is design.md's step 4 without grants.
-func combine(in Input, cl Classification, rule *Rule, layer Layer, shell Outcome, cell Cell) (Outcome, Decided, string) {
+func combine(in *Input, cl *Classification, rule *Rule, layer Layer, shell Outcome, cell Cell) (Outcome, Decided, string) {
 	if rule != nil && rule.Action == Deny {
-		return Deny, ByRule, reasonLabel(rule, layer) + " denies it"
+		return Deny, ByRule, rule.reason(layer)
 	}
 	if cell == Denied {
 		return Deny, ByTable, "level " + in.Level.String() + " does not permit " + deniedCaps(in.Level, cl)
 	}
 	if rule != nil && rule.Action == Ask {
-		return Ask, ByRule, reasonLabel(rule, layer) + " asks first"
+		return Ask, ByRule, rule.reason(layer)
 	}
 	if rule != nil && rule.Action == Allow {
-		return Allow, ByRule, reasonLabel(rule, layer) + " allows it"
+		return Allow, ByRule, rule.reason(layer)
 	}
 	if hasCap(cl, CodeExec) && shell != Ask {
 		switch shell {
@@ -236,6 +240,50 @@ func reasonLabel(r *Rule, layer Layer) string {
 		s += " (profile " + strconv.Quote(r.profile) + ")"
 	}
 	return s
+}
+
+// actionReason is what a rule with action a does, after its label.
+func actionReason(a Outcome) string {
+	switch a {
+	case Deny:
+		return " denies it"
+	case Ask:
+		return " asks first"
+	}
+	return " allows it"
+}
+
+// ruleReasons are the reasons a parsed rule gives, one for each layer it
+// may sit in, built once by Parse. They stand only while the rule keeps
+// the name, profile and action they were built from.
+type ruleReasons struct {
+	name, profile string
+	action        Outcome
+	byLayer       [4]string
+}
+
+// reasonLayers are the layers ruleReasons.byLayer holds, in order.
+var reasonLayers = [4]Layer{"", LayerSystem, LayerUser, LayerProject}
+
+func newRuleReasons(r *Rule) *ruleReasons {
+	m := &ruleReasons{name: r.Name, profile: r.profile, action: r.Action}
+	for i, l := range reasonLayers {
+		m.byLayer[i] = reasonLabel(r, l) + actionReason(r.Action)
+	}
+	return m
+}
+
+// reason is the reason the rule gives for its action in layer: for
+// example `user rule "x" denies it`.
+func (r *Rule) reason(layer Layer) string {
+	if m := r.reasons; m != nil && m.name == r.Name && m.profile == r.profile && m.action == r.Action {
+		for i, l := range reasonLayers {
+			if l == layer {
+				return m.byLayer[i]
+			}
+		}
+	}
+	return reasonLabel(r, layer) + actionReason(r.Action)
 }
 
 func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants GrantChecker, all bool, consulted *[]GrantQuery) (bool, error) {
@@ -333,7 +381,7 @@ func cleanAbs(p string) bool {
 	return true
 }
 
-func hasCap(cl Classification, c Capability) bool {
+func hasCap(cl *Classification, c Capability) bool {
 	for _, a := range cl.Accesses {
 		if a.Capability == c {
 			return true
@@ -342,12 +390,13 @@ func hasCap(cl Classification, c Capability) bool {
 	return false
 }
 
-func capsWhere(cl Classification, keep func(Capability) bool) string {
-	var names []string
-	seen := map[Capability]bool{}
+// capsWhere lists the capabilities of the command that keep holds for,
+// each once, in order of first access.
+func capsWhere(cl *Classification, keep func(Capability) bool) string {
+	var buf [8]string
+	names := buf[:0]
 	for _, a := range cl.Accesses {
-		if !seen[a.Capability] && keep(a.Capability) {
-			seen[a.Capability] = true
+		if !slices.Contains(names, string(a.Capability)) && keep(a.Capability) {
 			names = append(names, string(a.Capability))
 		}
 	}
@@ -357,13 +406,13 @@ func capsWhere(cl Classification, keep func(Capability) bool) string {
 	return strings.Join(names, ", ")
 }
 
-func capList(cl Classification) string { return capsWhere(cl, func(Capability) bool { return true }) }
+func capList(cl *Classification) string { return capsWhere(cl, func(Capability) bool { return true }) }
 
-func deniedCaps(l Level, cl Classification) string {
+func deniedCaps(l Level, cl *Classification) string {
 	return capsWhere(cl, func(c Capability) bool { return Table(l, c) == Denied })
 }
 
-func approvalCaps(l Level, cl Classification) string {
+func approvalCaps(l Level, cl *Classification) string {
 	return capsWhere(cl, func(c Capability) bool { return Table(l, c) == ApprovalRequired })
 }
 

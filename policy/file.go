@@ -68,6 +68,8 @@ type Rule struct {
 	// profile is the name of the profile the rule belongs to ("" for the
 	// file's own rules).
 	profile string
+	// reasons are the rule's reasons, built by Parse (see Rule.reason).
+	reasons *ruleReasons
 }
 
 // Example is a command written in a rule's match or not_match list, with

@@ -327,11 +327,9 @@ func (p *Policy) stackMatch(in *Input, cl *Classification, res *Result, tr *trac
 					tr.note("a project allow rule cannot loosen the layers above: it only keeps the project's own lower rules and defaults.shell from applying")
 				}
 			case r != nil:
-				filter = verdict{outcome: r.Action, by: ByRule, rule: r, reason: reasonLabel(r, l.Layer) + " asks first"}
-				if r.Action == Deny {
-					filter.reason = reasonLabel(r, l.Layer) + " denies it"
-				}
-			case l.has(setShell) && l.Shell != Allow && hasCap(*cl, CodeExec):
+				// r.Action is ask or deny.
+				filter = verdict{outcome: r.Action, by: ByRule, rule: r, reason: r.reason(l.Layer)}
+			case l.has(setShell) && l.Shell != Allow && hasCap(cl, CodeExec):
 				filter = verdict{outcome: l.Shell, by: ByDefaults, reason: fmt.Sprintf("the project's defaults.shell is %s and no project rule matches", l.Shell)}
 			}
 			if r == nil || r.Action == Allow {

@@ -104,10 +104,16 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 	if len(d.errs) > 0 {
 		return nil, d.sorted()
 	}
+	for i := range p.Rules {
+		p.Rules[i].reasons = newRuleReasons(&p.Rules[i])
+	}
 	p.index = buildIndex(p.Rules)
 	for i := range p.Profiles {
 		pr := &p.Profiles[i]
 		byPriority(pr.Rules)
+		for j := range pr.Rules {
+			pr.Rules[j].reasons = newRuleReasons(&pr.Rules[j])
+		}
 		pr.view = mergeRules(pr.Rules, p.Rules)
 		pr.index = buildIndex(pr.view)
 	}
