@@ -72,7 +72,15 @@
 //     credential files, .azure's token caches, .local/share/keyrings,
 //     .password-store, .vault-token, .terraform.d, .cargo and .gem
 //     credentials, .m2/settings-security.xml, .my.cnf, .boto, .s3cfg,
-//     rclone.conf, .config/op, age keys, .oci and Hugging Face tokens.
+//     rclone.conf, .config/op, age keys, .oci and Hugging Face tokens; the
+//     credentials of coding agents' CLIs (.claude/.credentials.json,
+//     .codex/auth.json, .gemini/oauth_creds.json, Copilot's), AWS SSO and
+//     CLI caches, kubeconfig copies (.kube/config-*), browser profiles
+//     (Chrome, Chromium, Brave, Firefox), wallets, and shell, interpreter
+//     and database client histories, where typed secrets stay. Anchored:
+//     TLS private keys under /etc (ssl/private, pki, letsencrypt), the
+//     Kerberos keytab, saved network passwords and container secrets
+//     (/run/secrets, /var/run/secrets).
 //     Listing them, and the directories that hold them, is not a hit. Programs that only read may read *.pub and
 //     known_hosts under .ssh; any other use (write, copy, chmod) is a hit.
 //   - /root and below is forbidden unless the user's home is /root (or

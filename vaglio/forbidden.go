@@ -79,7 +79,7 @@ func mayBeForbidden(cd candidate) bool {
 	// The elements of the path, read in place.
 	first, _, _ := strings.Cut(cd.path[1:], "/")
 	switch first {
-	case "etc", "root", "boot", "sys", "proc", "dev":
+	case "etc", "root", "boot", "sys", "proc", "dev", "run", "var":
 		return true
 	}
 	if cd.glob && hasMeta(first) {
@@ -108,7 +108,7 @@ func mayBeForbidden(cd candidate) bool {
 // with a dot, is a rule's head in any case.
 func mayBeForbiddenFold(cd candidate) bool {
 	first, _, _ := strings.Cut(cd.path[1:], "/")
-	for _, d := range []string{"etc", "root", "boot", "sys", "proc", "dev"} {
+	for _, d := range []string{"etc", "root", "boot", "sys", "proc", "dev", "run", "var"} {
 		if strings.EqualFold(first, d) {
 			return true
 		}
@@ -134,7 +134,10 @@ func floatingHead(e string) bool {
 	switch e {
 	case ".ssh", ".gnupg", ".aws", ".config", ".netrc", ".docker", ".kube", ".git-credentials", ".pgpass", ".env",
 		".age", ".azure", ".local", ".password-store", ".vault-token", ".terraform.d", ".cargo", ".gem", ".m2",
-		".my.cnf", ".boto", ".s3cfg", ".oci", ".huggingface", ".cache", ".npmrc", ".pypirc":
+		".my.cnf", ".boto", ".s3cfg", ".oci", ".huggingface", ".cache", ".npmrc", ".pypirc",
+		".claude", ".codex", ".gemini", ".dockercfg", ".pulumi", ".fly", ".databrickscfg", ".ngrok2",
+		".composer", ".wrangler", ".mozilla", ".bitcoin", ".electrum", ".ethereum", ".bash_history",
+		".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history":
 		return true
 	}
 	return strings.HasPrefix(e, ".env.")
