@@ -56,7 +56,9 @@
 //
 // A word computed at run time ($X, $(cmd)) is not known, and never makes a
 // hit by itself; but what its static prefix already fixes does
-// ("~/.ssh/$X" is inside ~/.ssh), and a glob hits when it could match a
+// ("~/.ssh/$X" is inside ~/.ssh), so does what its static tail fixes
+// wherever the computed part points ("$D/.env" is a .env file,
+// "$(pwd)/../.ssh/id_rsa" a key in a .ssh directory), and a glob hits when it could match a
 // forbidden path ("/et?/shad*", "~/.ssh/*"), following the shell's rule
 // that a glob reaches a dot file only when it starts with a dot. A loop's
 // variable over a glob ("for f in ~/.ssh/*; do cat "$f"; done") reaches

@@ -199,6 +199,7 @@ func (r resolver) dynamicCandidates(s string, glob bool, word string, out []cand
 	if i < 0 {
 		return append(out, newCandidate(r.abs(s), glob && hasMeta(s), false, word))
 	}
+	out = r.tailCandidate(s, glob, word, out)
 	static := s[:i]
 	if static == "" || strings.HasPrefix(static, "<(") || strings.HasPrefix(static, ">(") {
 		return out
@@ -211,6 +212,40 @@ func (r resolver) dynamicCandidates(s string, glob bool, word string, out []cand
 		}
 	}
 	return append(out, newCandidate(r.abs(static), glob && hasMeta(static), false, word))
+}
+
+// tailCandidate handles the static tail of text computed at run time:
+// "$D/.env" is a .env file and "$(pwd)/.ssh/id_rsa" a key in a .ssh
+// directory, wherever the computed part points. The tail (from the first
+// slash after the last "$" or "`", and after its last "..") is placed
+// below an element no anchored rule names, so only the rules that hold at
+// any depth can match it. A tail without an element starting with a dot
+// cannot match such a rule.
+func (r resolver) tailCandidate(s string, glob bool, word string, out []candidate) []candidate {
+	k := strings.LastIndexAny(s, "$`")
+	j := strings.IndexByte(s[k:], '/')
+	if j < 0 {
+		return out
+	}
+	tail := s[k+j:]
+	if i := strings.LastIndex(tail, "/../"); i >= 0 {
+		// Above the unknown directory is another unknown directory; the
+		// directory passed through before ".." is touched too.
+		if t := cleanPath("/$" + tail[:i]); strings.HasPrefix(t, "/$/") && strings.Contains(t, "/.") {
+			c := newCandidate(t, glob && hasMeta(t), false, word)
+			c.traversed = true
+			out = append(out, c)
+		}
+		tail = tail[i+3:]
+	}
+	if !strings.Contains(tail, "/.") || strings.HasSuffix(tail, "/..") || strings.HasPrefix(s, "<(") || strings.HasPrefix(s, ">(") {
+		return out
+	}
+	p := cleanPath("/$" + tail)
+	if !strings.HasPrefix(p, "/$/") {
+		return out
+	}
+	return append(out, newCandidate(p, glob && hasMeta(tail), false, word))
 }
 
 // stripQuotes removes the quote characters from a dynamic word's source
