@@ -93,6 +93,12 @@
 //   - A fork bomb is a command that calls the function it sits in from a
 //     pipeline, the background, a subshell or a substitution inside that
 //     function's body. A plain recursive call is not a guard matter.
+//   - A recursive delete, move or permission change of the root, the
+//     home directory, a top-level system directory, one that holds the
+//     installed system as a whole (/usr/bin, /usr/lib, /usr/share,
+//     /usr/local, /var/lib, ...) or any user's home (/home/*) is
+//     irrecoverable; deeper directories (/usr/local/go,
+//     /var/lib/apt/lists) are left to the policy.
 //   - A recursive delete (rm -r, find -delete or -exec rm, rsync --delete)
 //     of the workspace ([Guard.Workspace]) or of a directory that holds it
 //     is irrecoverable, however it is named: "rm -rf ..", "cd .. && rm -rf

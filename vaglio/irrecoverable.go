@@ -44,12 +44,20 @@ func systemDirs() [17]string {
 		"/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var"}
 }
 
+// systemSubdirs are the directories below them that hold the installed
+// system as a whole: its programs, libraries and shared data, and the
+// state of its package manager and services.
+func systemSubdirs() [10]string {
+	return [...]string{"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec",
+		"/usr/include", "/usr/share", "/usr/local", "/var/lib"}
+}
+
 func (c *checker) broadDirs() []broad {
 	if c.broad != nil {
 		return c.broad
 	}
 	sys := systemDirs()
-	out := make([]broad, 0, len(sys)+3)
+	out := make([]broad, 0, len(sys)+len(systemSubdirs())+4)
 	out = append(out, broad{"/", "/", "the root directory"})
 	home := c.r.home
 	out = append(out, broad{home, "~", "the home directory"})
@@ -59,6 +67,11 @@ func (c *checker) broadDirs() []broad {
 	for _, d := range sys {
 		out = append(out, broad{d, d, "a top-level system directory"})
 	}
+	for _, d := range systemSubdirs() {
+		out = append(out, broad{d, d, "a system directory"})
+	}
+	// Every home directory, not only the user's: "/home/*" is a pattern.
+	out = append(out, broad{"/home/*", "/home/*", "a home directory"})
 	c.broad = out
 	return out
 }
@@ -75,17 +88,26 @@ func (c *checker) broadTarget(cd candidate) (b broad, contents, ok bool) {
 		dir := path.Dir(cd.path)
 		parent := newCandidate(dir, hasMeta(dir), false, cd.word)
 		for _, d := range dirs {
-			if matchRule(escapeGlob(d.path), "", parent, false) {
+			if matchRule(d.pattern(), "", parent, false) {
 				return d, true, true
 			}
 		}
 	}
 	for _, d := range dirs {
-		if matchRule(escapeGlob(d.path), "", cd, false) {
+		if matchRule(d.pattern(), "", cd, false) {
 			return d, false, true
 		}
 	}
 	return broad{}, false, false
+}
+
+// pattern is the rule pattern naming the directory: its path, escaped,
+// except for "/home/*", which names every home directory.
+func (b broad) pattern() string {
+	if b.path == "/home/*" {
+		return b.path
+	}
+	return escapeGlob(b.path)
 }
 
 // wildBase reports a last path element that matches every name: "*", ".*".
