@@ -70,10 +70,16 @@ git branch --list
 `, "@WS@", ws)
 }
 
-func BenchmarkDecideFiftyCommands(b *testing.B) {
+func BenchmarkDecideFiftyCommands(b *testing.B) { benchFifty(b, nil) }
+
+// BenchmarkDecideFiftyCommandsExtra is the same request with an extra
+// policy (--policy), which every command is evaluated under as well.
+func BenchmarkDecideFiftyCommandsExtra(b *testing.B) { benchFifty(b, policy.Default()) }
+
+func benchFifty(b *testing.B, extra *policy.Policy) {
 	dir := b.TempDir()
 	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
-	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
+	g := New(Config{Paths: paths, Policy: policy.Default(), Extra: extra, UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
 	ws := benchWorkspace(b, dir)
 	req := Request{Argv: []string{"bash", "-c", agentScript(ws)}, Cwd: ws, Channel: "cli", Sender: "dev"}
 	ctx := context.Background()

@@ -280,12 +280,22 @@ func (g *Gate) level(req Request) policy.Level {
 var guardChecks = []string{vaglio.CheckForbiddenPath, vaglio.CheckIrrecoverable, vaglio.CheckSelfTamper}
 
 // evaluate runs one policy over one command, recording the rules it
-// considered in explain mode.
-func evaluate(ctx context.Context, p *policy.Policy, in policy.Input, grants policy.GrantChecker, cd *CommandDecision, explain bool) (policy.Result, error) {
-	if !explain {
+// considered in explain mode. cl, when not nil, is the command's
+// classification, computed once for both policies.
+func evaluate(ctx context.Context, p *policy.Policy, in policy.Input, cl *policy.Classification, grants policy.GrantChecker, cd *CommandDecision, explain bool) (policy.Result, error) {
+	var res policy.Result
+	var trace []policy.RuleTrace
+	var err error
+	switch {
+	case !explain && cl == nil:
 		return p.Evaluate(ctx, in, grants)
+	case !explain:
+		return p.EvaluateClassified(ctx, in, *cl, grants)
+	case cl == nil:
+		res, trace, err = p.Explain(ctx, in, grants)
+	default:
+		res, trace, err = p.ExplainClassified(ctx, in, *cl, grants)
 	}
-	res, trace, err := p.Explain(ctx, in, grants)
 	cd.Rules = append(cd.Rules, trace...)
 	return res, err
 }
@@ -340,13 +350,18 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	now := g.cfg.Now()
 
 	dec.Outcome = policy.Allow
-	dec.Commands = make([]CommandDecision, 0, len(script.Commands))
+	n := len(script.Commands)
+	dec.Commands = make([]CommandDecision, n)
 	// Each command's policy result and verdict, allocated together.
-	results := make([]policy.Result, len(script.Commands))
-	verdicts := make([]vaglio.Verdict, len(script.Commands))
+	details := make([]commandDetail, n)
+	// The request's part of every command's policy input.
+	in := policy.Input{Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
+		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
+		Context: req.Context, Scope: req.Scope, Now: now}
 	worst := -1
 	for i, cmd := range script.Commands {
-		cd := CommandDecision{Command: cmd, Text: cmd.String()}
+		cd := &dec.Commands[i]
+		cd.Command, cd.Text = cmd, cmd.String()
 		guard, guardDirs := dirs.checker(i, allDirs, prepared)
 		if explain {
 			cd.GuardChecks, cd.GuardDirs = guardChecks, guardDirs
@@ -356,16 +371,21 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Guard = policy.Deny, "guard", "guard", &h
 			cd.Reason = "guard: " + hit.Reason
 		} else {
-			in := policy.Input{Command: cmd, Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
-				Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
-				Context: req.Context, Scope: req.Scope, Now: now}
-			res, err := evaluate(ctx, g.cfg.Policy, in, grants, &cd, explain)
+			in.Command = cmd
+			var cl *policy.Classification
+			if g.cfg.Extra != nil {
+				c := policy.Classify(cmd, place)
+				cl = &c
+			}
+			res, err := evaluate(ctx, g.cfg.Policy, in, cl, grants, cd, explain)
 			if err != nil {
+				dec.Commands = dec.Commands[:i]
 				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
 			}
 			if g.cfg.Extra != nil {
-				extra, err := evaluate(ctx, g.cfg.Extra, in, grants, &cd, explain)
+				extra, err := evaluate(ctx, g.cfg.Extra, in, cl, grants, cd, explain)
 				if err != nil {
+					dec.Commands = dec.Commands[:i]
 					return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
 				}
 				if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
@@ -373,8 +393,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 					res = extra
 				}
 			}
-			results[i] = res
-			cd.Policy = &results[i]
+			det := &details[i]
+			det.result = res
+			cd.Policy = &det.result
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
 			if res.Outcome != policy.Deny && scorer == nil {
 				critical := false
@@ -383,17 +404,16 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 						critical = true
 					}
 				}
-				verdicts[i] = judge.Judge(vaglio.Input{Intent: req.Reason, Command: cmd, Critical: critical})
-				v := &verdicts[i]
+				det.verdict = judge.Judge(vaglio.Input{Intent: req.Reason, Command: cmd, Critical: critical})
+				v := &det.verdict
 				cd.Judge = v
 				if !v.Approved {
 					cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Reason = policy.Deny, "judge", "judge", v.Reason
 				}
 			}
 		}
-		dec.Commands = append(dec.Commands, cd)
 		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
-			worst = len(dec.Commands) - 1
+			worst = i
 		}
 	}
 	if scorer != nil {
@@ -409,9 +429,16 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	dec.Outcome, dec.BlockedBy, dec.DecidedBy = w.Outcome, w.BlockedBy, w.DecidedBy
 	dec.Reason = w.Reason
 	if len(dec.Commands) > 1 {
-		dec.Reason = fmt.Sprintf("%s: %s", w.Text, w.Reason)
+		dec.Reason = w.Text + ": " + w.Reason
 	}
 	return judged{dec, nil}
+}
+
+// commandDetail is the policy result and the judge's verdict on one
+// command, which its CommandDecision points to.
+type commandDetail struct {
+	result  policy.Result
+	verdict vaglio.Verdict
 }
 
 // spendGrants spends one use of every grant an allowed run relies on, each

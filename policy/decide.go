@@ -113,10 +113,20 @@ func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (R
 	return p.evaluate(ctx, in, grants, nil)
 }
 
+// EvaluateClassified is Evaluate for a command already classified: cl
+// must be Classify(in.Command, in.Place). A caller deciding one command
+// under several policies classifies it once.
+func (p *Policy) EvaluateClassified(ctx context.Context, in Input, cl Classification, grants GrantChecker) (Result, error) {
+	return p.evaluateClassified(ctx, in, cl, grants, nil)
+}
+
 // evaluate is Evaluate, recording the rules considered in tr when it is
 // not nil.
 func (p *Policy) evaluate(ctx context.Context, in Input, grants GrantChecker, tr *tracer) (Result, error) {
-	cl := Classify(in.Command, in.Place)
+	return p.evaluateClassified(ctx, in, Classify(in.Command, in.Place), grants, tr)
+}
+
+func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classification, grants GrantChecker, tr *tracer) (Result, error) {
 	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
 	if len(cl.Accesses) > 0 {
 		res.Accesses = make([]AccessResult, len(cl.Accesses))

@@ -31,8 +31,14 @@ type RuleTrace struct {
 // Explain tries every rule in turn where Evaluate skips, through its
 // index, rules keyed to other programs; both reach the same result.
 func (p *Policy) Explain(ctx context.Context, in Input, grants GrantChecker) (Result, []RuleTrace, error) {
+	return p.ExplainClassified(ctx, in, Classify(in.Command, in.Place), grants)
+}
+
+// ExplainClassified is Explain for a command already classified: cl must
+// be Classify(in.Command, in.Place).
+func (p *Policy) ExplainClassified(ctx context.Context, in Input, cl Classification, grants GrantChecker) (Result, []RuleTrace, error) {
 	tr := &tracer{}
-	res, err := p.evaluate(ctx, in, grants, tr)
+	res, err := p.evaluateClassified(ctx, in, cl, grants, tr)
 	for i := range tr.out {
 		t := &tr.out[i]
 		if !t.Matched || t.Note != "" {
