@@ -62,7 +62,7 @@ func dirNeutral(cmd shellparse.Command) bool {
 		return false // find's unwritten starting point is "."
 	}
 	for _, w := range cmd.Argv {
-		if w.Dynamic || !neutralText(w.Value) {
+		if w.Dynamic || !neutralText(w.Value) || gitText(w.Value) {
 			return false
 		}
 	}
@@ -86,7 +86,7 @@ func dirNeutral(cmd shellparse.Command) bool {
 				i++ // the script, whose commands are judged on their own
 				continue
 			}
-			if !neutralText(wr.Argv[i]) {
+			if !neutralText(wr.Argv[i]) || gitText(wr.Argv[i]) {
 				return false
 			}
 		}
@@ -126,6 +126,16 @@ func findFromHereText(args []string) bool {
 	return true
 }
 
+// gitText reports a relative word that may name a .git directory in the
+// directory the command runs in: from the workspace, that is its
+// repository, whose delete the guard judges by the directory.
+func gitText(s string) bool {
+	for strings.HasPrefix(s, "./") {
+		s = s[2:]
+	}
+	return strings.HasPrefix(s, ".git")
+}
+
 // neutralText reports text with no "..", "~" or "$", that is not "." (or
 // "./") on its own.
 func neutralText(s string) bool {
@@ -160,11 +170,13 @@ func (p *Prepared) allOrdinary(dirs []string) bool {
 // word by the word alone: clean and absolute, with no element starting
 // with a dot (every floating rule starts with a dot name, which must then
 // lie in the word), outside the system trees the anchored rules name, at
-// least three levels down under /home, not the home directory, its parent
+// least three levels down under /home, not /usr or /var (which hold
+// system directories), not the home directory, its parent
 // or above them, neither inside nor above a protected path or a self
 // path's directory, and not above the workspace.
 // Then D/word is strictly below D, so it is no broad directory (those are
-// /, the home directory, its parent and top-level directories), no device
+// /, the home directory, its parent, top-level directories, those below
+// /usr and /var, and /home/*), nor the workspace's .git (see gitText), no device
 // node, and not inside a protected path unless the word's own elements
 // put it there from every such D alike.
 func (p *Prepared) ordinaryDir(d string) bool {
@@ -175,6 +187,10 @@ func (p *Prepared) ordinaryDir(d string) bool {
 	switch first {
 	case "etc", "proc", "sys", "boot", "dev", "root":
 		return false
+	case "usr", "var":
+		if rest == "" {
+			return false // holds system directories (/usr/lib, /var/lib)
+		}
 	case "home":
 		if strings.Count(rest, "/") < 1 {
 			return false // /home or /home/NAME

@@ -106,7 +106,9 @@
 //     Deleting inside the workspace is not ("rm -rf build", "rm -rf *"),
 //     nor is a find from the workspace that picks what it deletes ("find
 //     . -name '*.o' -delete"); a find that deletes all it meets from there
-//     ("find . -delete") takes .git with it, and is.
+//     ("find . -delete") takes .git with it, and is; so is a recursive
+//     delete of the workspace's .git, or of its objects or refs ("rm -rf
+//     .git", "rm -rf .*"), which takes every commit not pushed.
 //   - rsync with a delete option (--delete, --delete-after, --del, ...)
 //     removes from its destination what the source lacks: a local
 //     destination counts as a recursive delete ("rsync -a --delete

@@ -468,6 +468,14 @@ func (c *checker) deleteOperands(what, verb string, ops []shellparse.Word, reach
 			if reach == wsNone {
 				continue
 			}
+			if reach == wsSelf && c.workspaceGit(cd) {
+				h := irrecoverableHit(what+" WORKSPACE/.git", w.Value, what+" on "+quote(w.Value)+
+					" (irrecoverable: "+verb+"the workspace's repository, with every commit not pushed)")
+				if !c.emit(h) {
+					return false
+				}
+				break
+			}
 			self, ok := c.workspaceTarget(cd)
 			if !ok || self && reach != wsSelf {
 				continue
@@ -504,6 +512,21 @@ func (c *checker) workspaceTarget(cd candidate) (self, ok bool) {
 		return false, false
 	}
 	return len(cd.elems) == len(pathElems(ws)), true
+}
+
+// workspaceGit reports whether a candidate names, or as a glob may name,
+// the workspace's .git directory, or the objects or refs in it.
+func (c *checker) workspaceGit(cd candidate) bool {
+	ws := c.ws
+	if ws == "" || cd.openDir || cd.traversed {
+		return false
+	}
+	if !cd.glob {
+		p, ok := strings.CutPrefix(cd.path, strings.TrimSuffix(ws, "/")+"/.git")
+		return ok && (p == "" || p == "/objects" || p == "/refs")
+	}
+	git := escapeGlob(strings.TrimSuffix(ws, "/")) + "/.git"
+	return matchRule(git, "", cd, false) || matchRule(git+"/objects", "", cd, false) || matchRule(git+"/refs", "", cd, false)
 }
 
 // chmod, chown, chgrp: -R on a broad directory.
