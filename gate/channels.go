@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
@@ -68,11 +69,11 @@ func CardMessage(p approvals.Pending) approvals.Message {
 	}
 }
 
-var plainShellWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
+var plainShellWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`) })
 
 // shellWord quotes s for a POSIX shell where needed.
 func shellWord(s string) string {
-	if plainShellWord.MatchString(s) {
+	if plainShellWord().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -52,7 +53,7 @@ func (c Channel) Kind() string {
 	return "command"
 }
 
-var channelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var channelName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // channels decodes the channels: section; a bad entry is reported and
 // skipped, so one lint shows the errors of every entry.
@@ -98,7 +99,7 @@ func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 			if err != nil {
 				return c, nil, err
 			}
-			if !channelName.MatchString(s) {
+			if !channelName().MatchString(s) {
 				return c, nil, d.errAt(v, fmt.Sprintf("channel name %q must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", s))
 			}
 			c.Name, nameAt = s, v

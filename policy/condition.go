@@ -138,7 +138,7 @@ func parseField(s string) (field, error) {
 		return field{kind: k, path: rest}, nil
 	case "argv":
 		if len(rest) == 1 {
-			if !decimalInt.MatchString(rest[0]) || strings.HasPrefix(rest[0], "-") {
+			if !isDecimalInt(rest[0]) || strings.HasPrefix(rest[0], "-") {
 				return field{}, fmt.Errorf("field %q: the word index must be a number from 0, e.g. argv.1", s)
 			}
 			n, err := strconv.Atoi(rest[0])

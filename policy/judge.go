@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -49,7 +50,7 @@ type JudgeModel struct {
 // IsZero reports a section that chose no judge kind.
 func (j JudgeModel) IsZero() bool { return j.Kind == "" }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // judgeKey decodes one key of the judge: section other than threshold; ok
 // is false for a key it does not know.
@@ -98,7 +99,7 @@ func (d *decoder) judgeKey(k, v *yaml.Node, j *JudgeModel) (ok bool, err *Error)
 		if err != nil {
 			return true, err
 		}
-		if !envName.MatchString(s) {
+		if !envName().MatchString(s) {
 			return true, d.errAt(v, fmt.Sprintf("judge api_key_env %q must be the name of an environment variable (the key itself never goes in the policy)", s))
 		}
 		j.APIKeyEnv = s

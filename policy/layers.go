@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Layer names where a policy file sits in a stack.
@@ -535,13 +536,13 @@ func upperOutcome(upper *Policy, ex Example, def exampleDefaults) (RequestResult
 	return res, err == nil
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`) })
 
 // shellJoin writes words as a command line, quoting where needed.
 func shellJoin(words []string) string {
 	out := make([]string, len(words))
 	for i, w := range words {
-		if plainWord.MatchString(w) {
+		if plainWord().MatchString(w) {
 			out[i] = w
 		} else {
 			out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -46,7 +47,7 @@ type CapabilityRequest struct {
 
 // manifestName is what an extension may be called: it becomes the sender
 // of its grants.
-var manifestName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var manifestName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`) })
 
 // maxManifestName bounds an extension's name.
 const maxManifestName = 64
@@ -75,7 +76,7 @@ func ParseManifest(name string, data []byte) (*Manifest, []*Error) {
 				switch {
 				case len(m.Name) > maxManifestName:
 					err = d.errAt(v, fmt.Sprintf("name is longer than %d characters", maxManifestName))
-				case !manifestName.MatchString(m.Name):
+				case !manifestName().MatchString(m.Name):
 					err = d.errAt(v, fmt.Sprintf("name %q must be lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", m.Name))
 				}
 			}

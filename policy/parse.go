@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -283,14 +284,70 @@ func (d *decoder) strict(n *yaml.Node) (string, *Error) {
 	return s, nil
 }
 
-var decimalInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// isDecimalInt reports whether s is a decimal integer as a policy writes
+// one: ^-?(0|[1-9][0-9]*)$ (no sign +, no leading zeros, no
+// underscores). It is written out rather than a regexp so that reading a
+// policy compiles none.
+func isDecimalInt(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return decimalDigits(s) == len(s) && len(s) > 0
+}
+
+// decimalDigits is the length of the integer part at the start of s: "0",
+// or a digit 1-9 followed by digits; 0 when s does not start with one.
+func decimalDigits(s string) int {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0
+	}
+	if s[0] == '0' {
+		return 1
+	}
+	i := 1
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// isDecimalNumber reports whether s is a decimal number as a policy writes
+// one: ^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$.
+func isDecimalNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	i := decimalDigits(s)
+	if i == 0 {
+		return false
+	}
+	digits := func() bool {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
+}
 
 func (d *decoder) integer(n *yaml.Node, lo, hi int64) (int64, *Error) {
 	s, err := d.str(n)
 	if err != nil {
 		return 0, err
 	}
-	if !decimalInt.MatchString(s) {
+	if !isDecimalInt(s) {
 		return 0, d.errAt(n, fmt.Sprintf("expected a decimal integer, found %q", s))
 	}
 	v, perr := strconv.ParseInt(s, 10, 64)
@@ -300,9 +357,8 @@ func (d *decoder) integer(n *yaml.Node, lo, hi int64) (int64, *Error) {
 	return v, nil
 }
 
-// decimalNumber is the only number syntax a policy accepts: no hex, no
-// octal, no leading zeros, no .inf or .nan, no underscores.
-var decimalNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+// isDecimalNumber (above) is the only number syntax a policy accepts: no
+// hex, no octal, no leading zeros, no .inf or .nan, no underscores.
 
 // number reads a finite decimal number.
 func (d *decoder) number(n *yaml.Node) (float64, *Error) {
@@ -313,7 +369,7 @@ func (d *decoder) number(n *yaml.Node) (float64, *Error) {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		return 0, d.errAt(n, fmt.Sprintf("expected a number, found the string %q (remove the quotes)", s))
 	}
-	if !decimalNumber.MatchString(s) {
+	if !isDecimalNumber(s) {
 		return 0, d.errAt(n, fmt.Sprintf("expected a finite decimal number, found %q", s))
 	}
 	v, perr := strconv.ParseFloat(s, 64)
@@ -458,10 +514,10 @@ func (d *decoder) judge(n *yaml.Node, p *Policy) *Error {
 // ("7d", as `grants prune --unused-for` takes them).
 func parseDuration(s string) (time.Duration, error) {
 	unit := time.Second
-	if days, ok := strings.CutSuffix(s, "d"); ok && decimalInt.MatchString(days) && days[0] != '-' {
+	if days, ok := strings.CutSuffix(s, "d"); ok && isDecimalInt(days) && days[0] != '-' {
 		s, unit = days, 24*time.Hour
 	}
-	if decimalInt.MatchString(s) {
+	if isDecimalInt(s) {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n > 1<<31 || n > int64(math.MaxInt64/unit) {
 			return 0, fmt.Errorf("bad duration %q", s)
@@ -909,12 +965,14 @@ func (d *decoder) plainValue(n *yaml.Node) (any, *Error) {
 	return nil, d.errAt(n, "unsupported value")
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?: (.*)`)
+// yamlLine reads the position out of the YAML library's message, compiled
+// on first use: only an invalid file needs it.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)(?::(\d+))?: (.*)`) })
 
 // yamlError turns the YAML library's message into a positioned Error.
 func yamlError(file string, err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col := 1
 		if m[2] != "" {

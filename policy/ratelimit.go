@@ -308,7 +308,7 @@ func (d *decoder) capacity(n *yaml.Node) (int, *Error) {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		return 0, d.errAt(n, fmt.Sprintf("expected a number, found the string %q (remove the quotes)", s))
 	}
-	if !decimalInt.MatchString(s) {
+	if !isDecimalInt(s) {
 		return 0, d.errAt(n, fmt.Sprintf("expected a decimal integer, found %q", s))
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
