@@ -249,6 +249,11 @@ func TestSecurityGatedCommandsCannotTouchMnemos(t *testing.T) {
 		{"mnemos", "init", "--force"},
 		{"env", "mnemos", "approvals", "deny", "abc"},
 		{"mnemos", "run", "--", "mnemos", "approvals", "approve", "abc"},
+		// Where mnemos would look for a policy on a later run: the default
+		// directories MNEMOS_HOME moved away from, and the system's.
+		{"bash", "-c", "mkdir -p ~/.config/mnemos && echo 'level: full' > ~/.config/mnemos/policy.yaml"},
+		{"rm", "-rf", f.home + "/.local/state/mnemos"},
+		{"cp", "p.yaml", "/etc/mnemos/policy.yaml"},
 	} {
 		d := f.decide(t, Mode{SpendTicket: true}, argv...)
 		if d.Outcome != policy.Deny || d.BlockedBy != "guard" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Paths are where mnemos keeps its configuration and state.
@@ -14,7 +15,15 @@ type Paths struct {
 	DBFile     string `json:"db_file"`
 	AuditFile  string `json:"audit_file"`
 	VaglioDir  string `json:"vaglio_dir"`
+	// Elsewhere are the places mnemos reads its configuration from when
+	// these paths are not in use: the default directories when MNEMOS_HOME
+	// moves them, and the system policy's directory. A gated command may
+	// not plant a policy there for a later run either.
+	Elsewhere []string `json:"elsewhere,omitempty"`
 }
+
+// SystemPolicyDir holds the administrator's policy.
+const SystemPolicyDir = "/etc/mnemos"
 
 // Locate finds mnemos's directories. With home set (MNEMOS_HOME or --home)
 // configuration and state live together under it; otherwise configuration
@@ -22,6 +31,18 @@ type Paths struct {
 // $XDG_STATE_HOME/mnemos (default ~/.local/state/mnemos).
 func Locate(home string, getenv func(string) string, userHome string) (Paths, error) {
 	var cfg, state string
+	var elsewhere []string
+	if userHome != "" {
+		for _, dir := range []string{
+			filepath.Join(userHome, ".config", "mnemos"), filepath.Join(userHome, ".local", "state", "mnemos"),
+			filepath.Join(getenv("XDG_CONFIG_HOME"), "mnemos"), filepath.Join(getenv("XDG_STATE_HOME"), "mnemos"),
+		} {
+			if filepath.IsAbs(dir) {
+				elsewhere = append(elsewhere, dir)
+			}
+		}
+	}
+	elsewhere = append(elsewhere, SystemPolicyDir)
 	if home != "" {
 		abs, err := filepath.Abs(home)
 		if err != nil {
@@ -49,12 +70,13 @@ func Locate(home string, getenv func(string) string, userHome string) (Paths, er
 		DBFile:     filepath.Join(state, "state.db"),
 		AuditFile:  filepath.Join(state, "audit.jsonl"),
 		VaglioDir:  filepath.Join(state, "vaglio"),
+		Elsewhere:  slices.DeleteFunc(elsewhere, func(d string) bool { return d == cfg || d == state }),
 	}, nil
 }
 
 // Protected lists the paths the guard protects from gated commands.
 func (p Paths) Protected() []string {
-	return []string{p.ConfigDir, p.StateDir, p.PolicyFile, p.DBFile, p.AuditFile}
+	return slices.Concat([]string{p.ConfigDir, p.StateDir, p.PolicyFile, p.DBFile, p.AuditFile}, p.Elsewhere)
 }
 
 // Workspace returns the git root containing dir, or dir itself.
