@@ -1332,6 +1332,9 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		"cherry-pick", "revert", "rm", "mv", "clean", "init", "apply", "am", "bisect",
 		"gc", "prune", "repack", "update-index", "sparse-checkout", "submodule":
 		c.Verb, c.Reversibility = "change the repository", "partial"
+		if gitDiscards(sub, rest) {
+			c.Verb, c.Reversibility = VerbDiscard, "irreversible"
+		}
 		c.add(pl, FSWrite, here)
 		if sub == "submodule" {
 			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Dynamic: true})
@@ -1507,4 +1510,44 @@ func isLookupFlags(v string) bool {
 		return false
 	}
 	return strings.Trim(v[1:], "pvV") == ""
+}
+
+// VerbDiscard is the verb of a git command that throws away uncommitted
+// changes in the work tree: nothing brings them back.
+const VerbDiscard = "discard uncommitted changes"
+
+// gitDiscards reports the git restore, checkout and switch forms that
+// overwrite uncommitted changes: restore of the work tree (its default;
+// --staged alone only unstages), checkout and switch with --force, switch
+// --discard-changes. A word not known statically may be any of them.
+func gitDiscards(sub string, rest []shellparse.Word) bool {
+	var staged, worktree, force bool
+	for _, w := range rest {
+		v := w.Value
+		if w.Dynamic {
+			return sub == "restore" || sub == "checkout" || sub == "switch"
+		}
+		if v == "--" {
+			break
+		}
+		switch {
+		case v == "--staged":
+			staged = true
+		case v == "--worktree":
+			worktree = true
+		case v == "--force" || v == "--discard-changes":
+			force = true
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 1:
+			staged = staged || strings.ContainsRune(v, 'S')
+			worktree = worktree || strings.ContainsRune(v, 'W')
+			force = force || strings.ContainsRune(v[1:], 'f')
+		}
+	}
+	switch sub {
+	case "restore":
+		return worktree || !staged
+	case "checkout", "switch":
+		return force
+	}
+	return false
 }
