@@ -123,9 +123,10 @@
 //     so "rm -rf ~" is still a hit. An empty or relative working directory
 //     is taken as "/".
 //   - "mnemos" is always a self name; read-only subcommands (policy check,
-//     explain, registry, table, lint, test; approvals list, show; grants
-//     list; audit tail, verify; sandbox status; version; help) pass, every
-//     other subcommand, known or not, is self-tampering.
+//     explain, registry, table, outcome, lint, test; approvals list, show;
+//     grants list; extensions list; audit tail, verify; sandbox status;
+//     version; help) pass, every other subcommand, known or not, is
+//     self-tampering.
 //
 // A caller that checks many commands (every command of a request, from
 // every directory it may run in) makes the guard ready once with

@@ -266,6 +266,7 @@ func guardCases() []guardCase {
 		{name: "approvals show", cmd: cmd("mnemos approvals show 42"), want: ok},
 		{name: "grants list", cmd: cmd("mnemos grants list"), want: ok},
 		{name: "extensions list", cmd: cmd("mnemos extensions list --json"), want: ok},
+		{name: "policy outcome", cmd: cmd("mnemos policy outcome supervised fs:write --target x"), want: ok},
 		{name: "approvals answer", cmd: cmd("mnemos approvals answer --channel tg --sender 1 approve:abc"), want: st, pattern: "mnemos approvals answer"},
 		{name: "approvals cancel", cmd: cmd("mnemos approvals cancel abc"), want: st},
 		{name: "extensions admit", cmd: cmd("mnemos extensions admit ext.yaml"), want: st, pattern: "mnemos extensions admit"},

@@ -85,7 +85,7 @@ func selfReadOnly(sub []string) bool {
 		return true
 	case "policy":
 		switch next {
-		case "check", "explain", "registry", "table", "lint", "test":
+		case "check", "explain", "registry", "table", "outcome", "lint", "test":
 			return true
 		}
 	case "approvals":
