@@ -149,25 +149,6 @@ func nullString(s string) any {
 	return s
 }
 
-// tooBroad reports whether a target pattern would cover everything: once
-// trailing "/**" and "/" are removed, nothing is left but wildcards and
-// slashes.
-func tooBroad(target string) bool {
-	t := target
-	for {
-		if u, ok := strings.CutSuffix(t, "/**"); ok {
-			t = u
-			continue
-		}
-		if u, ok := strings.CutSuffix(t, "/"); ok {
-			t = u
-			continue
-		}
-		break
-	}
-	return strings.Trim(t, "/*?") == ""
-}
-
 // RecordGrant records a territory concession. It refuses a capability
 // outside the registry (policy.ErrUnknownCapability), one whose default
 // approval is always (ErrAlwaysCapability), an empty identity or target,
@@ -185,7 +166,7 @@ func (s *Store) RecordGrant(ctx context.Context, k policy.GrantKey, o GrantOptio
 		return policy.Grant{}, errors.New("record grant: channel and sender are required")
 	case strings.TrimSpace(k.Target) == "":
 		return policy.Grant{}, errors.New("record grant: empty target")
-	case tooBroad(k.Target):
+	case policy.CoversEverything(k.Target):
 		return policy.Grant{}, fmt.Errorf("record grant: %w: %q", ErrTargetTooBroad, k.Target)
 	case o.ExpiresAt != nil && !o.ExpiresAt.After(now):
 		return policy.Grant{}, fmt.Errorf("record grant: expiry %s is not after now", formatTime(*o.ExpiresAt))

@@ -54,7 +54,7 @@ type Case struct {
 // with no case is an error.
 func ParseCases(name string, data []byte) ([]Case, error) {
 	d := &decoder{file: name}
-	root, err := d.document(data)
+	root, err := d.document(data, policyDoc)
 	if err != nil {
 		return nil, err
 	}

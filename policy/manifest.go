@@ -2,13 +2,10 @@ package policy
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -57,7 +54,7 @@ const maxManifestName = 64
 // FILE:LINE:COL; a manifest is returned only when there are none.
 func ParseManifest(name string, data []byte) (*Manifest, []*Error) {
 	d := &decoder{file: name}
-	root, err := d.manifestDocument(data)
+	root, err := d.document(data, manifestDoc)
 	if err != nil {
 		return nil, []*Error{err}
 	}
@@ -118,58 +115,6 @@ func hasKey(root *yaml.Node, key string) bool {
 		}
 	}
 	return false
-}
-
-// manifestDocument checks the raw bytes and decodes exactly one YAML
-// document.
-func (d *decoder) manifestDocument(data []byte) (*yaml.Node, *Error) {
-	if bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}) {
-		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "byte order mark at start of file; save the manifest as UTF-8 without BOM"}
-	}
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		line, col := lineCol(data, i)
-		return nil, &Error{File: d.file, Line: line, Col: col, Msg: "NUL byte in manifest; a manifest is UTF-8 text"}
-	}
-	if !utf8.Valid(data) {
-		i := 0
-		for i < len(data) {
-			r, size := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			i += size
-		}
-		line, col := lineCol(data, i)
-		return nil, &Error{File: d.file, Line: line, Col: col, Msg: fmt.Sprintf("byte 0x%02x is not valid UTF-8; save the manifest as UTF-8", data[i])}
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "manifest is empty"}
-		}
-		e := yamlError(d.file, err)
-		if strings.Contains(e.Msg, "tab") {
-			// The YAML library names the line the block started on; point
-			// at the tab itself.
-			if line, col, ok := indentTab(data); ok {
-				e.Line, e.Col = line, col
-			}
-		}
-		return nil, e
-	}
-	if len(doc.Content) == 0 {
-		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "manifest is empty"}
-	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case errors.Is(err, io.EOF):
-	case err != nil:
-		return nil, yamlError(d.file, err)
-	default:
-		return nil, &Error{File: d.file, Line: next.Line, Col: 1, Msg: "a manifest holds one YAML document; remove the second \"---\" and what follows"}
-	}
-	return doc.Content[0], nil
 }
 
 // indentTab finds the first tab in a line's indentation.
@@ -531,23 +476,6 @@ func expandTarget(c Capability, t, home string) string {
 	return t
 }
 
-// everything reports whether a target, once trailing "/**" and "/" are
-// removed, is nothing but wildcards and slashes.
-func everything(t string) bool {
-	for {
-		if u, ok := strings.CutSuffix(t, "/**"); ok {
-			t = u
-			continue
-		}
-		if u, ok := strings.CutSuffix(t, "/"); ok {
-			t = u
-			continue
-		}
-		break
-	}
-	return strings.Trim(t, "/*?") == ""
-}
-
 // ambientProbe is a name no specific target names: a target matching it
 // inside a directory covers every entry of that directory.
 const ambientProbe = ".mnemos-any-entry"
@@ -563,7 +491,7 @@ func ambient(spec Spec, t, home string) string {
 	switch spec.TargetKind {
 	case "path_glob":
 		switch {
-		case everything(t):
+		case CoversEverything(t):
 			return fmt.Sprintf("%q covers the whole filesystem", t)
 		case home != "" && (MatchTarget(t, home) || MatchTarget(t, strings.TrimSuffix(home, "/")+"/"+ambientProbe)):
 			return fmt.Sprintf("%q covers the whole home directory", t)
@@ -582,7 +510,7 @@ func ambient(spec Spec, t, home string) string {
 		case "all", "any", "everything":
 			return fmt.Sprintf("%q covers every %s", t, kindNoun(spec.TargetKind))
 		}
-		if everything(t) {
+		if CoversEverything(t) {
 			return fmt.Sprintf("%q covers every %s", t, kindNoun(spec.TargetKind))
 		}
 	}

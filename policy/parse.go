@@ -31,7 +31,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 // policy is returned only when there are none.
 func parse(name string, data []byte) (*Policy, []*Error) {
 	d := &decoder{file: name}
-	root, err := d.document(data)
+	root, err := d.document(data, policyDoc)
 	if err != nil {
 		return nil, []*Error{err}
 	}
@@ -158,17 +158,33 @@ func (d *decoder) errAt(n *yaml.Node, msg string) *Error {
 	return &Error{File: d.file, Line: n.Line, Col: n.Column, Msg: msg}
 }
 
+// docKind names, in the messages of document, what kind of file is read.
+type docKind struct {
+	what  string // "policy file", "manifest"
+	empty string // the message for an empty file
+	merge bool   // whether a second document may be merged into the first
+}
+
+var (
+	policyDoc   = docKind{what: "policy file", empty: "policy file is empty; run `mnemos init` to write the default", merge: true}
+	manifestDoc = docKind{what: "manifest", empty: "manifest is empty"}
+)
+
 // document checks the raw bytes and decodes exactly one YAML document.
-func (d *decoder) document(data []byte) (*yaml.Node, *Error) {
+func (d *decoder) document(data []byte, k docKind) (*yaml.Node, *Error) {
+	save := "file"
+	if k != policyDoc {
+		save = k.what
+	}
 	if bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}) {
-		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "byte order mark at start of file; save the file as UTF-8 without BOM"}
+		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "byte order mark at start of file; save the " + save + " as UTF-8 without BOM"}
 	}
 	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
 		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8 without BOM"}
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		line, col := lineCol(data, i)
-		return nil, &Error{File: d.file, Line: line, Col: col, Msg: "NUL byte in policy file; a policy is UTF-8 text: remove the byte (or save the file as UTF-8)"}
+		return nil, &Error{File: d.file, Line: line, Col: col, Msg: "NUL byte in " + k.what + "; a " + strings.TrimSuffix(k.what, " file") + " is UTF-8 text: remove the byte (or save the file as UTF-8)"}
 	}
 	if !utf8.Valid(data) {
 		i := 0
@@ -180,18 +196,26 @@ func (d *decoder) document(data []byte) (*yaml.Node, *Error) {
 			i += size
 		}
 		line, col := lineCol(data, i)
-		return nil, &Error{File: d.file, Line: line, Col: col, Msg: fmt.Sprintf("byte 0x%02x is not valid UTF-8; save the file as UTF-8", data[i])}
+		return nil, &Error{File: d.file, Line: line, Col: col, Msg: fmt.Sprintf("byte 0x%02x is not valid UTF-8; save the %s as UTF-8", data[i], save)}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "policy file is empty; run `mnemos init` to write the default"}
+			return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: k.empty}
 		}
-		return nil, yamlError(d.file, err)
+		e := yamlError(d.file, err)
+		if strings.Contains(e.Msg, "tab") {
+			// The YAML library names the line the block started on; point
+			// at the tab itself.
+			if line, col, ok := indentTab(data); ok {
+				e.Line, e.Col = line, col
+			}
+		}
+		return nil, e
 	}
 	if len(doc.Content) == 0 {
-		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: "policy file is empty; run `mnemos init` to write the default"}
+		return nil, &Error{File: d.file, Line: 1, Col: 1, Msg: k.empty}
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
@@ -211,7 +235,11 @@ func (d *decoder) document(data []byte) (*yaml.Node, *Error) {
 				break
 			}
 		}
-		return nil, &Error{File: d.file, Line: line, Col: 1, Msg: "a policy file holds one YAML document; remove the second \"---\" and what follows, or merge it into the first"}
+		msg := "a " + k.what + " holds one YAML document; remove the second \"---\" and what follows"
+		if k.merge {
+			msg += ", or merge it into the first"
+		}
+		return nil, &Error{File: d.file, Line: line, Col: 1, Msg: msg}
 	}
 	return doc.Content[0], nil
 }

@@ -38,3 +38,22 @@ func MatchTarget(pattern, target string) bool {
 	ok, err := path.Match(pattern, target)
 	return err == nil && ok
 }
+
+// CoversEverything reports whether a target pattern, once trailing "/**"
+// and "/" are removed, is nothing but wildcards and slashes: a grant on it
+// would cover every path.
+func CoversEverything(target string) bool {
+	t := target
+	for {
+		if u, ok := strings.CutSuffix(t, "/**"); ok {
+			t = u
+			continue
+		}
+		if u, ok := strings.CutSuffix(t, "/"); ok {
+			t = u
+			continue
+		}
+		break
+	}
+	return strings.Trim(t, "/*?") == ""
+}
