@@ -398,18 +398,8 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			cd.Policy = &det.result
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
 			if res.Outcome != policy.Deny && scorer == nil {
-				critical := false
-				for _, a := range res.Accesses {
-					if s, err := policy.Lookup(a.Capability); err == nil && s.Critical {
-						critical = true
-					}
-				}
-				det.verdict = judge.Judge(vaglio.Input{Intent: req.Reason, Command: cmd, Critical: critical})
-				v := &det.verdict
-				cd.Judge = v
-				if !v.Approved {
-					cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Reason = policy.Deny, "judge", "judge", v.Reason
-				}
+				det.verdict = ruleJudge(judge, req.Reason, cd, "")
+				cd.judged(&det.verdict)
 			}
 		}
 		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {

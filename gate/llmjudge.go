@@ -136,6 +136,14 @@ func (g *Gate) judgeByModel(ctx context.Context, sc Scorer, j vaglio.Judge, req 
 		}
 		texts = append(texts, audit.RedactString(c.Text))
 	}
+	if over, why := g.overModelLimit(ctx); over {
+		verdicts := make([]vaglio.Verdict, len(dec.Commands))
+		for i := range dec.Commands {
+			verdicts[i] = ruleJudge(j, req.Reason, &dec.Commands[i], why)
+			dec.Commands[i].judged(&verdicts[i])
+		}
+		return
+	}
 	user := vaglio.LLMUserPrompt(audit.RedactString(req.Reason), texts)
 	var v vaglio.Verdict
 	answer, err := sc.Score(ctx, vaglio.LLMSystemPrompt, user)
@@ -152,12 +160,58 @@ func (g *Gate) judgeByModel(ctx context.Context, sc Scorer, j vaglio.Judge, req 
 		v = j.Verdict(score, detail, vaglio.JudgeKindLLM)
 	}
 	for i := range dec.Commands {
-		c := &dec.Commands[i]
-		c.Judge = &v
-		if !v.Approved {
-			c.Outcome, c.BlockedBy, c.DecidedBy, c.Reason = policy.Deny, "judge", "judge", v.Reason
+		dec.Commands[i].judged(&v)
+	}
+}
+
+// ruleJudge is the rule-based judge on one command the guard and policy
+// let through; note, when not empty, says why it stands in for the model.
+func ruleJudge(j vaglio.Judge, intent string, cd *CommandDecision, note string) vaglio.Verdict {
+	critical := false
+	if cd.Policy != nil {
+		for _, a := range cd.Policy.Accesses {
+			if s, err := policy.Lookup(a.Capability); err == nil && s.Critical {
+				critical = true
+			}
 		}
 	}
+	v := j.Judge(vaglio.Input{Intent: intent, Command: cd.Command, Critical: critical})
+	if note != "" {
+		v.Reason += " (" + note + ")"
+	}
+	return v
+}
+
+// judged records a verdict on the command; one below the threshold denies
+// it.
+func (cd *CommandDecision) judged(v *vaglio.Verdict) {
+	cd.Judge = v
+	if !v.Approved {
+		cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Reason = policy.Deny, "judge", "judge", v.Reason
+	}
+}
+
+// overModelLimit takes one of the model judge's daily calls when the
+// policy bounds them (judge.max_calls_per_day, a token bucket in the state
+// database refilled over a day). Over the limit, or when the bucket cannot
+// be read, the rule-based judge stands in, and why says so.
+func (g *Gate) overModelLimit(ctx context.Context) (bool, string) {
+	n := g.cfg.Policy.Judge.MaxCallsPerDay
+	if n <= 0 {
+		return false, ""
+	}
+	st, err := g.Store(ctx)
+	if err != nil {
+		return true, "llm-judge limit unreadable: rule-based"
+	}
+	ok, _, err := st.TakeToken(ctx, "judge:"+policy.JudgeLLM, float64(n), float64(n)/(24*60), g.cfg.Now())
+	switch {
+	case err != nil:
+		return true, "llm-judge limit unreadable: rule-based"
+	case !ok:
+		return true, fmt.Sprintf("llm-judge over its %d calls a day: rule-based", n)
+	}
+	return false, ""
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -176,3 +176,33 @@ func TestSecurityLLMJudgeAsksNothingTheGuardOrRulesDeny(t *testing.T) {
 		t.Errorf("touch: %s (%s), %v", d.Outcome, d.Reason, err)
 	}
 }
+
+// TestLLMJudgeDailyLimit: past judge.max_calls_per_day, the rule-based
+// judge stands in and the reason says so; the model is not asked.
+func TestLLMJudgeDailyLimit(t *testing.T) {
+	m := &fakeModel{content: `{"score": 0.9, "reason": "fine"}`}
+	f := llmFixture(t, m, "")
+	f.g.cfg.Policy.Judge.MaxCallsPerDay = 2
+	ctx := context.Background()
+	for i := range 3 {
+		d, err := f.g.Decide(ctx, f.req("ls"), Mode{DryRun: true})
+		if err != nil || d.Outcome != policy.Allow || len(d.Commands) != 1 {
+			t.Fatalf("request %d: %s (%s), %v", i, d.Outcome, d.Reason, err)
+		}
+		v := d.Commands[0].Judge
+		switch {
+		case i < 2 && (v.JudgeKind != vaglio.JudgeKindLLM || v.Score != 0.9):
+			t.Errorf("request %d: %+v", i, v)
+		case i == 2 && (v.JudgeKind != vaglio.JudgeKindRuleBased || !strings.Contains(v.Reason, "llm-judge over its 2 calls a day: rule-based")):
+			t.Errorf("request %d past the limit: %+v", i, v)
+		}
+	}
+	if m.calls() != 2 {
+		t.Errorf("the model was asked %d times, want 2", m.calls())
+	}
+	// The bucket refills over the day.
+	f.now = f.now.Add(12 * time.Hour)
+	if d, _ := f.g.Decide(ctx, f.req("ls"), Mode{DryRun: true}); d.Commands[0].Judge.JudgeKind != vaglio.JudgeKindLLM {
+		t.Errorf("after half a day: %+v", d.Commands[0].Judge)
+	}
+}

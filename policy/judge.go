@@ -33,6 +33,7 @@ const (
 //	  model: qwen3:8b
 //	  timeout: 10s
 //	  api_key_env: OPENAI_API_KEY        # the variable holding a bearer token
+//	  max_calls_per_day: 500             # then the rule-based judge, until the day refills
 //
 // The llm-v1 judge sends the redacted commands of every request the guard
 // and the rules did not deny to the endpoint, an OpenAI-compatible chat
@@ -43,6 +44,10 @@ type JudgeModel struct {
 	Model     string        `json:"model,omitempty"`
 	Timeout   time.Duration `json:"timeout,omitempty"`
 	APIKeyEnv string        `json:"api_key_env,omitempty"`
+	// MaxCallsPerDay, when positive, bounds the calls to the model: past
+	// it, within a day, the rule-based judge stands in (seed 003's cost
+	// policy).
+	MaxCallsPerDay int `json:"max_calls_per_day,omitempty"`
 	// Pos is where the kind was written, for diagnostics.
 	Pos Pos `json:"-"`
 }
@@ -94,6 +99,12 @@ func (d *decoder) judgeKey(k, v *yaml.Node, j *JudgeModel) (ok bool, err *Error)
 			return true, d.errAt(v, fmt.Sprintf("judge timeout %q must be a duration above 0 and at most %ds (e.g. 10s)", s, int(MaxJudgeTimeout.Seconds())))
 		}
 		j.Timeout = dur
+	case "max_calls_per_day":
+		n, err := d.integer(v, 1, 1_000_000)
+		if err != nil {
+			return true, err
+		}
+		j.MaxCallsPerDay = int(n)
 	case "api_key_env":
 		s, err := d.strict(v)
 		if err != nil {
@@ -125,8 +136,8 @@ func (d *decoder) checkJudge(n *yaml.Node, j *JudgeModel) *Error {
 		}
 		return nil
 	}
-	if j.Endpoint != "" || j.Model != "" || j.Timeout != 0 || j.APIKeyEnv != "" {
-		return d.errAt(n, "judge endpoint, model, timeout and api_key_env need kind: llm-v1")
+	if j.Endpoint != "" || j.Model != "" || j.Timeout != 0 || j.APIKeyEnv != "" || j.MaxCallsPerDay != 0 {
+		return d.errAt(n, "judge endpoint, model, timeout, api_key_env and max_calls_per_day need kind: llm-v1")
 	}
 	return nil
 }
@@ -173,6 +184,9 @@ func judgeNode(threshold float64, writeThreshold bool, j JudgeModel) *yaml.Node 
 			plain("timeout"), plain(formatDuration(j.Timeout)))
 		if j.APIKeyEnv != "" {
 			n.Content = append(n.Content, plain("api_key_env"), quoted(j.APIKeyEnv))
+		}
+		if j.MaxCallsPerDay > 0 {
+			n.Content = append(n.Content, plain("max_calls_per_day"), numNode(fmt.Sprint(j.MaxCallsPerDay)))
 		}
 	}
 	return n

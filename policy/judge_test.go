@@ -13,9 +13,10 @@ func TestJudgeSection(t *testing.T) {
   endpoint: http://127.0.0.1:11434/v1/chat/completions
   model: qwen3:8b
   api_key_env: OPENAI_API_KEY
+  max_calls_per_day: 500
 `)
 	want := JudgeModel{Kind: JudgeLLM, Endpoint: "http://127.0.0.1:11434/v1/chat/completions", Model: "qwen3:8b",
-		Timeout: DefaultJudgeTimeout, APIKeyEnv: "OPENAI_API_KEY", Pos: p.Judge.Pos}
+		Timeout: DefaultJudgeTimeout, APIKeyEnv: "OPENAI_API_KEY", MaxCallsPerDay: 500, Pos: p.Judge.Pos}
 	if p.Judge != want || p.JudgeThreshold != 0.5 {
 		t.Fatalf("judge = %+v, threshold %v", p.Judge, p.JudgeThreshold)
 	}

@@ -531,7 +531,7 @@ func (d *decoder) judge(n *yaml.Node, p *Policy) *Error {
 				return err
 			}
 			if !ok {
-				return d.errAt(k, fmt.Sprintf("unknown key %q in judge (want threshold, kind, endpoint, model, timeout or api_key_env)", k.Value))
+				return d.errAt(k, fmt.Sprintf("unknown key %q in judge (want threshold, kind, endpoint, model, timeout, api_key_env or max_calls_per_day)", k.Value))
 			}
 		}
 	}
