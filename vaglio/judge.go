@@ -71,43 +71,103 @@ func (j Judge) threshold() float64 {
 	return t
 }
 
+// The rule-based judge's notes, as its reasons name them.
+const (
+	noteIntent      = "intent matches command"
+	noteTraversal   = "possible path traversal ('..' in argument)"
+	noteNonCritical = "non-critical"
+)
+
 // Judge scores one command. The reason names every adjustment and never
 // quotes an argument, so it is safe to log.
 func (j Judge) Judge(in Input) Verdict {
 	score := baseScore
-	var notesBuf [4]string
-	notes := notesBuf[:0]
-	if intentMatches(in.Intent, in.Command.Name()) {
+	intent := intentMatches(in.Intent, in.Command.Name())
+	if intent {
 		score += intentBonus
-		notes = append(notes, "intent matches command")
 	}
-	if traversal(in.Command) {
+	trav := traversal(in.Command)
+	if trav {
 		score -= traversalPenalty
-		notes = append(notes, "possible path traversal ('..' in argument)")
 	}
-	if what := shapeAnomaly(in.Command); what != "" {
+	what := shapeAnomaly(in.Command)
+	if what != "" {
 		score -= shapePenalty
-		notes = append(notes, "shape anomaly ("+what+")")
 	}
 	if !in.Critical {
 		score += nonCriticalBonus
-		notes = append(notes, "non-critical")
 	}
-	detail := ""
-	if len(notes) > 0 {
-		detail = " (" + strings.Join(notes, "; ") + ")"
+	if what == "" {
+		// Without a shape anomaly the reason is one of a few fixed texts:
+		// most commands are approved without building one.
+		if s := roundScore(score); s >= j.threshold() {
+			return Verdict{Approved: true, Score: s, Reason: approvedReason(intent, trav, !in.Critical), JudgeKind: JudgeKindRuleBased}
+		}
 	}
-	return j.Verdict(score, detail, JudgeKindRuleBased)
+	return j.Verdict(score, ruleDetail(intent, trav, what, !in.Critical), JudgeKindRuleBased)
+}
+
+// ruleDetail is the rule-based judge's detail: its notes, in order, in
+// parentheses.
+func ruleDetail(intent, trav bool, shape string, nonCritical bool) string {
+	var notesBuf [4]string
+	notes := notesBuf[:0]
+	if intent {
+		notes = append(notes, noteIntent)
+	}
+	if trav {
+		notes = append(notes, noteTraversal)
+	}
+	if shape != "" {
+		notes = append(notes, "shape anomaly ("+shape+")")
+	}
+	if nonCritical {
+		notes = append(notes, noteNonCritical)
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
+}
+
+// approvedReason is the reason of an approved rule-based verdict without a
+// shape anomaly: "approved: score " + twoDecimals(score) + ruleDetail(...),
+// written out (TestApprovedReasons checks every one).
+func approvedReason(intent, trav, nonCritical bool) string {
+	switch {
+	case !intent && !trav && !nonCritical:
+		return "approved: score 0.70"
+	case intent && !trav && !nonCritical:
+		return "approved: score 0.80 (" + noteIntent + ")"
+	case !intent && trav && !nonCritical:
+		return "approved: score 0.50 (" + noteTraversal + ")"
+	case intent && trav && !nonCritical:
+		return "approved: score 0.60 (" + noteIntent + "; " + noteTraversal + ")"
+	case !intent && !trav && nonCritical:
+		return "approved: score 0.75 (" + noteNonCritical + ")"
+	case intent && !trav && nonCritical:
+		return "approved: score 0.85 (" + noteIntent + "; " + noteNonCritical + ")"
+	case !intent && trav && nonCritical:
+		return "approved: score 0.55 (" + noteTraversal + "; " + noteNonCritical + ")"
+	default:
+		return "approved: score 0.65 (" + noteIntent + "; " + noteTraversal + "; " + noteNonCritical + ")"
+	}
+}
+
+// roundScore clamps a score to [0,1] and rounds it to hundredths; NaN
+// counts as 0.
+func roundScore(score float64) float64 {
+	if math.IsNaN(score) {
+		score = 0
+	}
+	return math.Round(math.Max(0, math.Min(1, score))*100) / 100
 }
 
 // Verdict compares a score from any judge with the threshold. The score is
 // clamped to [0,1] and rounded to hundredths (NaN counts as 0); detail,
 // when not empty, is appended to the reason as written (" (...)").
 func (j Judge) Verdict(score float64, detail, kind string) Verdict {
-	if math.IsNaN(score) {
-		score = 0
-	}
-	score = math.Round(math.Max(0, math.Min(1, score))*100) / 100
+	score = roundScore(score)
 	t := j.threshold()
 	if score < t {
 		return Verdict{

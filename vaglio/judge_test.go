@@ -211,3 +211,40 @@ func TestSecurityJudgeScoreBounded(t *testing.T) {
 		t.Error("threshold above 1 approved")
 	}
 }
+
+// TestApprovedReasons: the written-out reasons of approved rule-based
+// verdicts are the ones Verdict builds, and a command judged through
+// them gets the verdict Verdict gives, at any threshold.
+func TestApprovedReasons(t *testing.T) {
+	for m := 0; m < 8; m++ {
+		intent, trav, nonCritical := m&1 != 0, m&2 != 0, m&4 != 0
+		score := baseScore
+		if intent {
+			score += intentBonus
+		}
+		if trav {
+			score -= traversalPenalty
+		}
+		if nonCritical {
+			score += nonCriticalBonus
+		}
+		detail := ruleDetail(intent, trav, "", nonCritical)
+		if got, want := approvedReason(intent, trav, nonCritical), "approved: score "+twoDecimals(roundScore(score))+detail; got != want {
+			t.Errorf("intent %v traversal %v non-critical %v: %q, want %q", intent, trav, nonCritical, got, want)
+		}
+		line := "cat x"
+		if trav {
+			line = "cat ../x/y"
+		}
+		in := Input{Command: cmd(line), Critical: !nonCritical}
+		if intent {
+			in.Intent = "show it with cat"
+		}
+		for _, th := range []float64{0, 0.3, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 1, math.NaN()} {
+			j := Judge{Threshold: th}
+			if got, want := j.Judge(in), j.Verdict(score, detail, JudgeKindRuleBased); got != want {
+				t.Errorf("%q threshold %v: %+v, want %+v", line, th, got, want)
+			}
+		}
+	}
+}
