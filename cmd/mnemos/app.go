@@ -159,7 +159,7 @@ func Main(ctx context.Context, args []string, s stdio, getenv func(string) strin
 		}
 		if err != nil {
 			fmt.Fprintf(s.err, "mnemos: error: %v\n", err)
-			fmt.Fprintf(s.err, "mnemos: hint: run `mnemos --help` for usage\n")
+			fmt.Fprintf(s.err, "mnemos: hint: run `%s --help` for usage\n", usagePath(err))
 			return exitUsage, true
 		}
 		level := slog.LevelWarn
@@ -176,6 +176,20 @@ func Main(ctx context.Context, args []string, s stdio, getenv func(string) strin
 		return code
 	}
 	return exitFailure
+}
+
+// usagePath names the command a usage error is about ("mnemos approvals
+// approve"), so the hint points at the help that describes its flags.
+func usagePath(err error) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		for i := len(pe.Context.Path) - 1; i >= 0; i-- {
+			if n := pe.Context.Path[i].Command; n != nil {
+				return n.FullPath()
+			}
+		}
+	}
+	return "mnemos"
 }
 
 // parse builds a kong parser for grammar and parses args with it.
