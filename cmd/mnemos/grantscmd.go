@@ -110,8 +110,12 @@ func (c *GrantsListCmd) Run(a *app) error {
 		if gr.LastUsed != nil {
 			last = gr.LastUsed.Local().Format("2006-01-02 15:04")
 		}
+		target := gr.Target
+		if gr.Session != "" {
+			target += "  session " + gr.Session
+		}
 		fmt.Fprintf(a.io.out, "%d  %-7s  %s:%s  %s  %s  until %s  uses %s  last used %s\n",
-			gr.ID, state, gr.Channel, gr.Sender, gr.Capability, gr.Target, until, uses, last)
+			gr.ID, state, gr.Channel, gr.Sender, gr.Capability, target, until, uses, last)
 	}
 	return nil
 }

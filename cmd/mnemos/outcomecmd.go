@@ -14,7 +14,7 @@ import (
 type OutcomeCmd struct {
 	Level      string `arg:"" help:"The autonomy level: readonly, supervised or full."`
 	Capability string `arg:"" help:"A capability of the registry (mnemos policy registry), e.g. fs:write."`
-	Target     string `help:"The target (a path, a host, a recipient); with it, the grants of the identity (--channel, --sender) are consulted."`
+	Target     string `help:"The target (a path, a host, a recipient); with it, the grants of the identity (--channel, --sender, and --session for session grants) are consulted."`
 	JSON       bool   `name:"json" help:"Print one JSON object."`
 }
 
@@ -32,7 +32,7 @@ func (c *OutcomeCmd) Run(a *app) error {
 		return err
 	}
 	id := a.identity()
-	r, err := policy.EffectiveOutcome(a.ctx, lvl, policy.Capability(c.Capability), id.Channel, id.Sender, c.Target, storeGrants{g}, a.now())
+	r, err := policy.EffectiveOutcome(a.ctx, lvl, policy.Capability(c.Capability), id.Channel, id.Sender, c.Target, storeGrants{g: g, session: a.cli.Session}, a.now())
 	if err != nil {
 		return err
 	}
@@ -51,12 +51,20 @@ func (c *OutcomeCmd) Run(a *app) error {
 }
 
 // storeGrants opens the state database only when a grant is looked up.
-type storeGrants struct{ g *gate.Gate }
+// A lookup without a session of its own is made in the caller's session
+// (--session), so a session grant counts where mnemos run would use it.
+type storeGrants struct {
+	g       *gate.Gate
+	session string
+}
 
 func (s storeGrants) CoveringGrant(ctx context.Context, channel, sender string, c policy.Capability, target, session string, now time.Time) (policy.Grant, bool, error) {
 	st, err := s.g.Store(ctx)
 	if err != nil {
 		return policy.Grant{}, false, err
+	}
+	if session == "" {
+		session = s.session
 	}
 	return st.CoveringGrant(ctx, channel, sender, c, target, session, now)
 }
