@@ -36,15 +36,20 @@ func (c *AuditTailCmd) Run(a *app) error {
 			fmt.Fprintf(a.io.out, "%s\n", r.Raw)
 			continue
 		}
-		fmt.Fprintf(a.io.out, "%5d  %s  %-20s %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, summarize(r.Attrs))
+		fmt.Fprintf(a.io.out, "%5d  %s  %-20s %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, summarize(r.Kind, r.Attrs))
 	}
 	return nil
 }
 
-// summarize renders the most telling attributes of an event on one line.
-func summarize(attrs map[string]any) string {
+// summarize renders the most telling attributes of an event on one line:
+// for a channel's delivery, which channel and, when it failed, why.
+func summarize(kind string, attrs map[string]any) string {
 	var parts []string
-	for _, k := range []string{"decision", "id", "exit_status", "argv", "capability", "target", "reason"} {
+	keys := []string{"decision", "id", "exit_status", "argv", "capability", "target", "reason"}
+	if strings.HasPrefix(kind, "channel.") {
+		keys = append([]string{"channel"}, append(keys, "error")...)
+	}
+	for _, k := range keys {
 		v, ok := attrs[k]
 		if !ok {
 			continue
@@ -92,14 +97,29 @@ func (c *AuditVerifyCmd) Run(a *app) error {
 		return &exitError{code: exitConfig, msg: "cannot read the audit log: " + err.Error()}
 	}
 	if c.JSON {
-		if err := writeJSON(a.io.out, rep); err != nil {
+		if err := writeJSON(a.io.out, verifyJSON{File: p.AuditFile, OK: rep.OK, Lines: rep.Lines,
+			FirstBad: rep.FirstBad, Problem: rep.Problem, LastHash: rep.LastHash}); err != nil {
 			return err
 		}
 	} else if rep.OK {
 		fmt.Fprintf(a.io.out, "ok: %d events, chain and anchor intact\n", rep.Lines)
 	}
 	if !rep.OK {
-		return &exitError{code: exitFailure, msg: fmt.Sprintf("audit log %s: line %d: %s", p.AuditFile, rep.FirstBad, rep.Problem), hint: "the log was changed after it was written; keep a copy before investigating"}
+		// The problem names the line it blames, if any.
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("audit log %s: %s", p.AuditFile, rep.Problem), hint: "the log was changed after it was written; keep a copy before investigating"}
 	}
 	return nil
+}
+
+// verifyJSON is audit verify --json, in the snake_case of mnemos's other
+// JSON output.
+type verifyJSON struct {
+	File string `json:"file"`
+	OK   bool   `json:"ok"`
+	// Lines counts the log's lines; FirstBad is the first line found
+	// wrong (0 when none is to blame, as for a missing anchor).
+	Lines    int    `json:"lines"`
+	FirstBad int    `json:"first_bad"`
+	Problem  string `json:"problem"`
+	LastHash string `json:"last_hash,omitempty"`
 }
