@@ -239,7 +239,11 @@ func exitCodeOf(w io.Writer, err error) int {
 	}
 	var pe *policy.Error
 	if errors.As(err, &pe) {
-		printErr(w, pe.Error(), "fix the policy file; `mnemos policy lint` lists every problem in it")
+		lint := "mnemos policy lint"
+		if pe.File != "" {
+			lint += " " + pe.File
+		}
+		printErr(w, pe.Error(), "fix the policy file; `"+lint+"` lists every problem in it")
 		return exitConfig
 	}
 	var se *gate.StateError
