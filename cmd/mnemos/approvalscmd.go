@@ -115,7 +115,7 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 // ApproveCmd is mnemos approvals approve.
 type ApproveCmd struct {
 	ID       string        `arg:"" help:"The request id."`
-	Remember string        `enum:",session,permanent" default:"" help:"Also stop asking: record a grant for this session or permanently (for code:exec and mail:send, an allow rule in the policy file)."`
+	Remember string        `enum:",session,permanent" default:"" help:"Also stop asking: record a grant for the request's session (12 hours when it was made without --session) or permanently (for code:exec and mail:send, an allow rule in the policy file)."`
 	For      time.Duration `help:"Limit the grant to a duration, e.g. 2h."`
 	JSON     bool          `name:"json" help:"Print JSON."`
 }

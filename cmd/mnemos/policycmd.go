@@ -19,7 +19,7 @@ type PolicyCmd struct {
 	Outcome  OutcomeCmd  `cmd:"" help:"The effective outcome of one capability at a level: the table's cell, lifted by a grant of the identity on --target."`
 	Show     ShowCmd     `cmd:"" help:"Print which policy file applies and its rules."`
 	Lint     LintCmd     `cmd:"" help:"Validate a policy file: every error as FILE:LINE:COL: message, warnings for unreachable rules. Exit 78 on error."`
-	Test     TestCmd     `cmd:"" help:"Run a file of test cases against the policy: a pass/fail line per case and a summary. Exit 1 on any failure."`
+	Test     TestCmd     `cmd:"" help:"Run a file of test cases against the policy's rules and table (not the guard or the judge: rm -rf / is a guard denial, not a policy case): a pass/fail line per case and a summary. Exit 1 on any failure."`
 }
 
 // CheckCmd is mnemos policy check.
