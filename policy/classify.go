@@ -165,6 +165,8 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	}
 	args := cmd.Argv[1:]
 	spec := specOf(name)
+	// The path arguments, which one branch below takes.
+	var pathBuf [8]shellparse.Word
 	runs := func(verb string) {
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 		c.Verb, c.Reversibility = verb, "partial"
@@ -200,7 +202,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 			// A name with a slash, or any name under -l, is a file to
 			// format and show, wherever it is.
 			local := hasSwitch(args, spec, "-l", "--local-file")
-			for _, p := range pathArgsOf(name, spec, args) {
+			for _, p := range pathArgsOf(name, spec, args, pathBuf[:0]) {
 				if local || strings.Contains(p.Value, "/") {
 					c.add(pl, FSRead, p)
 					if c.Verb == "compute" {
@@ -210,7 +212,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 			}
 		case "hostname":
 			// hostname NAME, -F FILE or -b set the system's name.
-			if len(pathArgsOf(name, spec, args)) > 0 || hasSwitch(args, spec, "-F", "--file", "-b", "--boot") {
+			if len(pathArgsOf(name, spec, args, pathBuf[:0])) > 0 || hasSwitch(args, spec, "-F", "--file", "-b", "--boot") {
 				runs("change the hostname")
 			}
 		case "hash":
@@ -233,7 +235,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindRead, kindReadDir:
 		c.Verb, c.Reversibility = "read", "reversible"
-		paths := pathArgsOf(name, spec, args)
+		paths := pathArgsOf(name, spec, args, pathBuf[:0])
 		if c.optionAccesses(cmd, pl, name, spec) && c.Verb == "read" {
 			c.Verb, c.Reversibility = "write", "partial"
 		}
@@ -349,7 +351,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 			c.Verb, c.Reversibility = "delete", "irreversible"
 		}
 		c.optionAccesses(cmd, pl, name, spec)
-		paths := pathArgsOf(name, spec, args)
+		paths := pathArgsOf(name, spec, args, pathBuf[:0])
 		if len(paths) == 0 && name != "tee" {
 			c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
 		}
@@ -362,7 +364,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		if name == "rsync" && rsyncRunsLocal(args) {
 			runs("run")
 		}
-		paths := pathArgsOf(name, spec, args)
+		paths := pathArgsOf(name, spec, args, pathBuf[:0])
 		if name == "rsync" && hasRemote(paths) {
 			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: remoteHost(paths)})
 		}
@@ -378,7 +380,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindMove:
 		c.Verb = "move"
-		for _, p := range pathArgsOf(name, spec, args) {
+		for _, p := range pathArgsOf(name, spec, args, pathBuf[:0]) {
 			c.add(pl, FSWrite, p)
 		}
 	case kindNet:
@@ -430,7 +432,7 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 		}
 		if name == "scp" || name == "sftp" {
 			c.Verb = "copy over the network"
-			for _, p := range pathArgsOf(name, spec, args) {
+			for _, p := range pathArgsOf(name, spec, args, pathBuf[:0]) {
 				if !strings.Contains(p.Value, ":") {
 					c.add(pl, FSWrite, p)
 				}
@@ -685,19 +687,91 @@ func resolvePaths(pl Place, w shellparse.Word, out []resolved) []resolved {
 	if pl.UnknownDir || len(pl.Dirs) == 0 {
 		return append(out, resolved{path: v, dynamic: true})
 	}
+	// What joining v to a directory and cleaning drops: leading "./" and
+	// trailing slashes ("./cmd/x/" is cmd/x, "./" and "." the directory).
+	q := v
+	for strings.HasPrefix(q, "./") {
+		q = strings.TrimLeft(q[2:], "/")
+	}
+	q = strings.TrimRight(q, "/")
+	here := q == "" || q == "."
+	simple := here || relClean(q)
+	// A clean relative path below a clean absolute directory joins by
+	// concatenation, all of them into one string.
+	var joined strings.Builder
+	if simple && !here {
+		n := 0
+		for _, d := range pl.Dirs {
+			if cleanDir(d) {
+				n += len(d) + 1 + len(q)
+			}
+		}
+		joined.Grow(n)
+	}
+	start := len(out)
 	for _, d := range pl.Dirs {
-		// A clean relative path below a clean directory joins by
-		// concatenation; anything else is cleaned.
-		p := d + "/" + v
-		if d == "/" {
-			p = "/" + v
+		switch {
+		case !simple || !cleanDir(d):
+			p := d + "/" + v
+			if d == "/" {
+				p = "/" + v
+			}
+			if !cleanAbs(p) {
+				p = path.Clean(p)
+			}
+			out = append(out, resolved{path: p, glob: glob})
+		case here:
+			out = append(out, resolved{path: d, glob: glob})
+		default:
+			// The path is filled in below, as a piece of joined.
+			out = append(out, resolved{glob: glob})
+			if d != "/" {
+				joined.WriteString(d)
+			}
+			joined.WriteByte('/')
+			joined.WriteString(q)
 		}
-		if !cleanAbs(p) {
-			p = path.Clean(p)
+	}
+	if all, off := joined.String(), 0; all != "" {
+		for i, d := range pl.Dirs {
+			if !cleanDir(d) {
+				continue
+			}
+			n := len(d) + 1 + len(q)
+			if d == "/" {
+				n = 1 + len(q)
+			}
+			out[start+i].path = all[off : off+n]
+			off += n
 		}
-		out = append(out, resolved{path: p, glob: glob})
 	}
 	return out
+}
+
+// cleanDir reports an absolute directory that path.Clean leaves as it is.
+func cleanDir(d string) bool {
+	return strings.HasPrefix(d, "/") && cleanAbs(d)
+}
+
+// relClean reports whether a relative path, joined to a clean absolute
+// directory, leaves it clean: non-empty elements separated by single
+// slashes, none of them "." or "..", no leading or trailing slash.
+func relClean(q string) bool {
+	if q == "" || q[len(q)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(q); {
+		// The element starting at i.
+		if q[i] == '/' || q[i] == '.' && (i+1 == len(q) || q[i+1] == '/' || q[i+1] == '.' && (i+2 == len(q) || q[i+2] == '/')) {
+			return false
+		}
+		j := strings.IndexByte(q[i:], '/')
+		if j < 0 {
+			return true
+		}
+		i += j + 1
+	}
+	return true
 }
 
 func dedupe(in []Access) []Access {
@@ -729,12 +803,13 @@ func dedupe(in []Access) []Access {
 // arguments, minus values of options known to take one, minus the pattern
 // of grep-like tools and the script of sed. Words after "--" are paths.
 func pathArgs(prog string, args []shellparse.Word) []shellparse.Word {
-	return pathArgsOf(prog, specOf(prog), args)
+	return pathArgsOf(prog, specOf(prog), args, nil)
 }
 
-// pathArgsOf is pathArgs for a program whose spec is at hand.
-func pathArgsOf(prog string, spec toolSpec, args []shellparse.Word) []shellparse.Word {
-	var out []shellparse.Word
+// pathArgsOf is pathArgs for a program whose spec is at hand, appended to
+// out.
+func pathArgsOf(prog string, spec toolSpec, args []shellparse.Word, out []shellparse.Word) []shellparse.Word {
+	first := len(out)
 	patternPending, scriptPending := spec.pattern, spec.script
 	for i := 0; i < len(args); i++ {
 		w := args[i]
@@ -769,7 +844,7 @@ func pathArgsOf(prog string, spec toolSpec, args []shellparse.Word) []shellparse
 			scriptPending = false
 			continue
 		}
-		if spec.mode && len(out) == 0 && !isPathy(v) {
+		if spec.mode && len(out) == first && !isPathy(v) {
 			// The mode or owner comes first.
 			out = append(out, shellparse.Word{})
 			continue
@@ -777,8 +852,8 @@ func pathArgsOf(prog string, spec toolSpec, args []shellparse.Word) []shellparse
 		out = append(out, w)
 	}
 	// Drop the placeholders left for chmod/chown's first operand.
-	filtered := out[:0]
-	for _, w := range out {
+	filtered := out[:first]
+	for _, w := range out[first:] {
 		if w.Value != "" {
 			filtered = append(filtered, w)
 		}
@@ -1184,10 +1259,12 @@ func recipients(args []shellparse.Word) []string {
 // git would use that repository and its config.
 func inBareRepo(pl Place) bool {
 	for _, d := range pl.Dirs {
-		for _, part := range strings.Split(d, "/") {
+		for rest := d; rest != ""; {
+			part, next, _ := strings.Cut(rest, "/")
 			if len(part) > len(".git") && strings.HasSuffix(part, ".git") {
 				return true
 			}
+			rest = next
 		}
 	}
 	return false

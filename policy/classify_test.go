@@ -187,3 +187,30 @@ func TestCleanAbsAgreesWithPathClean(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// FuzzResolvePaths: a static relative word resolves, in each absolute
+// directory, to the directory and the word joined and cleaned.
+func FuzzResolvePaths(f *testing.F) {
+	for _, s := range []string{".", "./", "a", "a/b", "./a/", "..", "../a", "a/../b", ".//a", "a//b", ".x", "..x", "a/.", "./.", "././a", "a/", "./a/./b"} {
+		f.Add(s, "/home/u/proj", "/")
+		f.Add(s, "/home/u/proj/", "/tmp/./x")
+	}
+	f.Fuzz(func(t *testing.T, v, d1, d2 string) {
+		if v == "" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "$") {
+			return
+		}
+		for _, dirs := range [][]string{{d1}, {d1, d2}, {d2, "/", d1}} {
+			if !slices.ContainsFunc(dirs, func(d string) bool { return !strings.HasPrefix(d, "/") }) {
+				got := resolvePaths(Place{Dirs: dirs, Home: "/home/u"}, shellparse.Word{Value: v}, nil)
+				if len(got) != len(dirs) {
+					t.Fatalf("%q in %q: %v", v, dirs, got)
+				}
+				for i, d := range dirs {
+					if want := path.Join(d, v); got[i].path != want || got[i].dynamic || got[i].glob {
+						t.Fatalf("%q in %q: %v, want %q", v, d, got[i], want)
+					}
+				}
+			}
+		}
+	})
+}
