@@ -8,6 +8,7 @@ import (
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
+	"github.com/mnemos-dev/mnemos/vaglio"
 )
 
 // RunCmd decides and runs a command.
@@ -51,6 +52,7 @@ func (c *RunCmd) Run(a *app) error {
 		}
 		return err
 	}
+	warnJudge(a, res.Decision)
 	if res.Ran {
 		if res.Hint != "" {
 			for _, l := range strings.Split(res.Hint, "\n") {
@@ -81,5 +83,18 @@ func printPending(a *app, d gate.Decision) {
 	}
 	if d.Approval != nil {
 		fmt.Fprintf(a.io.err, "mnemos: approval required: %s; approve with: mnemos approvals approve %s\n", d.Approval.Token, d.Approval.Token)
+	}
+}
+
+// warnJudge says, once a request, that the policy's model judge gave no
+// score and its neutral fallback stood in: the decision was made without
+// the judge the policy asks for, which the person should hear about rather
+// than find as a 0.5 in the audit log.
+func warnJudge(a *app, d gate.Decision) {
+	for _, c := range d.Commands {
+		if c.Judge != nil && c.Judge.JudgeKind == vaglio.JudgeKindLLM && strings.Contains(c.Judge.Reason, "llm-judge fallback") {
+			fmt.Fprintf(a.io.err, "mnemos: warning: judge %s gave no score, the neutral %.2f stood in: %s\n", vaglio.JudgeKindLLM, c.Judge.Score, oneLine(c.Judge.Reason))
+			return
+		}
 	}
 }
