@@ -323,6 +323,28 @@ func (s *Store) FindOpen(ctx context.Context, requestKey string, now time.Time) 
 	return p, true, nil
 }
 
+// RecentRejection returns the request with this request key that a person
+// rejected at or after since, when that is the person's latest answer to
+// it (a later approval supersedes it; a request its requester cancelled
+// is no answer), so that the same request is not put to them again
+// straight away.
+func (s *Store) RecentRejection(ctx context.Context, requestKey string, since time.Time) (Pending, bool, error) {
+	row := s.db.QueryRowContext(ctx, `SELECT `+pendingColumns("status")+` FROM pending
+		WHERE request_key = ? AND status IN ('approved', 'rejected') AND cancel_reason IS NULL
+		ORDER BY decision_at DESC, rowid DESC LIMIT 1`, requestKey)
+	p, err := scanPending(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Pending{}, false, nil
+	}
+	if err != nil {
+		return Pending{}, false, fmt.Errorf("find rejection: %w", err)
+	}
+	if p.Status != StatusRejected || p.DecisionAt == nil || p.DecisionAt.Before(since) {
+		return Pending{}, false, nil
+	}
+	return p, true, nil
+}
+
 // Get returns the request with this token as stored (see Pending.StatusAt
 // for its status as of a given time), or ErrUnknownToken.
 func (s *Store) Get(ctx context.Context, token string) (Pending, error) {

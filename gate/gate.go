@@ -226,6 +226,11 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 			dec.Reason = "approved once: one-shot ticket of approval " + tok + " spent"
 		}
 	}
+	if dec.Outcome == policy.Ask {
+		if err := g.rejectedBefore(ctx, req, &dec); err != nil {
+			return deny(dec, "state", err.Error()), err
+		}
+	}
 	if mode.SpendTicket && !mode.DryRun && dec.Outcome == policy.Allow && dec.Ticket == "" {
 		// A person's approval (a ticket) is not rate limited.
 		if err := g.rateLimit(ctx, req, &dec); err != nil {
@@ -522,6 +527,37 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 		attrs = append(attrs, slog.String("ticket", dec.Ticket))
 	}
 	return g.cfg.Audit.Append(ctx, "policy.decision", attrs...)
+}
+
+// rejectedBefore turns an ask into a deny when a person rejected the same
+// request (argv, directory, identity, context) within the approval TTL:
+// the answer stands, and the person is not asked again straight away.
+// Once that time has passed, the request asks again.
+func (g *Gate) rejectedBefore(ctx context.Context, req Request, dec *Decision) error {
+	st, err := g.Store(ctx)
+	if err != nil {
+		return err
+	}
+	ttl := g.cfg.Policy.ApprovalTTL
+	if ttl <= 0 {
+		ttl = approvals.DefaultTTL
+	}
+	now := g.cfg.Now()
+	p, ok, err := st.RecentRejection(ctx, req.Key(), now.Add(-ttl))
+	if err != nil {
+		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+	}
+	if !ok || p.DecisionAt == nil {
+		return nil
+	}
+	by := p.Channel + ":" + p.Sender
+	if p.DecisionBy != nil {
+		by = p.DecisionBy.Channel + ":" + p.DecisionBy.Sender
+	}
+	reason := "rejected by " + by + " at " + p.DecisionAt.Local().Format("15:04") + " (approval " + p.Token +
+		"); the same request asks again after " + p.DecisionAt.Add(ttl).Local().Format("15:04")
+	dec.Outcome, dec.BlockedBy, dec.DecidedBy, dec.Reason = policy.Deny, "approval", "approval", reason
+	return nil
 }
 
 // park creates (or reuses) the pending approval for an ask and renders its
