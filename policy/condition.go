@@ -6,8 +6,10 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Operator is one of seed 004's nine condition operators.
@@ -61,7 +63,7 @@ type Condition struct {
 	Pos    Pos      `json:"pos"`
 
 	f  field
-	re *regexp.Regexp
+	re *pattern
 }
 
 // fieldKind names what a field path reads from the request.
@@ -378,7 +380,7 @@ func (c *Condition) holds(v fval, static bool) bool {
 				return false
 			}
 		}
-		return re.MatchString(v.text)
+		return re.get().MatchString(v.text)
 	case OpLessThan:
 		return v.isNum && c.Values[0].Number != nil && v.num < *c.Values[0].Number
 	case OpGreaterThan:
@@ -401,21 +403,40 @@ func (c *Condition) holds(v fval, static bool) bool {
 	return false
 }
 
-// compilePattern compiles a matches pattern anchored at both ends: the
+// pattern is a matches operand, checked when the policy loads and compiled
+// when a condition first needs it: most requests never reach most rules'
+// patterns, and compiling them all costs a process start a good part of a
+// millisecond.
+type pattern struct {
+	src  string // anchored
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (p *pattern) get() *regexp.Regexp {
+	p.once.Do(func() {
+		// compilePattern parsed src already; compiling a parsed
+		// expression does not fail.
+		p.re = regexp.MustCompile(p.src)
+	})
+	return p.re
+}
+
+// compilePattern checks a matches pattern anchored at both ends: the
 // whole value must match, as in seed 004's examples (".*@company\.com$").
-func compilePattern(p string) (*regexp.Regexp, error) {
+func compilePattern(p string) (*pattern, error) {
 	if len(p) > MaxRegexLen {
 		return nil, fmt.Errorf("regular expression is %d characters long (at most %d)", len(p), MaxRegexLen)
 	}
-	re, err := regexp.Compile(`^(?:` + p + `)$`)
-	if err != nil {
+	anchored := `^(?:` + p + `)$`
+	if _, err := syntax.Parse(anchored, syntax.Perl); err != nil {
 		// Report the error of the pattern as written.
-		if _, perr := regexp.Compile(p); perr != nil {
+		if _, perr := syntax.Parse(p, syntax.Perl); perr != nil {
 			return nil, perr
 		}
 		return nil, err
 	}
-	return re, nil
+	return &pattern{src: anchored}, nil
 }
 
 // validate checks an operand against the field at load time: the closed

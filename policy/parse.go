@@ -77,26 +77,11 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 		dupName(r)
 	}
 	// Examples are checked even when something else is wrong, so one lint
-	// shows every problem.
-	base := exampleDefaults{level: p.Level, channel: "cli", sender: "user"}
-	for i := range p.Rules {
-		d.errs = append(d.errs, checkExamples(&p.Rules[i], base)...)
-	}
-	for i := range p.Profiles {
-		pr := &p.Profiles[i]
-		def := base
-		if pr.Level != nil {
-			def.level = *pr.Level
-		}
-		if pr.Channel != "*" {
-			def.channel = pr.Channel
-		}
-		if pr.Sender != "*" {
-			def.sender = pr.Sender
-		}
-		for j := range pr.Rules {
-			d.errs = append(d.errs, checkExamples(&pr.Rules[j], def)...)
-		}
+	// shows every problem. The built-in default's (also what `mnemos init`
+	// writes, when the file is unchanged) are checked by the tests of this
+	// package instead of at every start: they cannot change.
+	if !bytes.Equal(data, defaultSource) {
+		d.checkAllExamples(p)
 	}
 	byPriority := func(rs []Rule) {
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Priority > rs[j].Priority })
@@ -119,6 +104,31 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 		pr.index = buildIndex(pr.view)
 	}
 	return p, nil
+}
+
+// checkAllExamples checks the match and not_match examples of every rule,
+// a profile's at that profile's level and identity.
+func (d *decoder) checkAllExamples(p *Policy) {
+	base := exampleDefaults{level: p.Level, channel: "cli", sender: "user"}
+	for i := range p.Rules {
+		d.errs = append(d.errs, checkExamples(&p.Rules[i], base)...)
+	}
+	for i := range p.Profiles {
+		pr := &p.Profiles[i]
+		def := base
+		if pr.Level != nil {
+			def.level = *pr.Level
+		}
+		if pr.Channel != "*" {
+			def.channel = pr.Channel
+		}
+		if pr.Sender != "*" {
+			def.sender = pr.Sender
+		}
+		for j := range pr.Rules {
+			d.errs = append(d.errs, checkExamples(&pr.Rules[j], def)...)
+		}
+	}
 }
 
 type decoder struct {

@@ -437,3 +437,25 @@ func TestMatchTarget(t *testing.T) {
 		}
 	}
 }
+
+// The built-in default skips its match/not_match examples at load (they
+// cannot change); here they are checked, so a default rule whose examples
+// do not hold fails the build.
+func TestDefaultExamplesHold(t *testing.T) {
+	d := &decoder{file: DefaultName}
+	p, errs := parse(DefaultName, defaultSource)
+	if len(errs) > 0 || p == nil {
+		t.Fatalf("default: %v", errs)
+	}
+	d.checkAllExamples(p)
+	if len(d.errs) > 0 {
+		t.Fatalf("default examples: %v", d.errs)
+	}
+	n := 0
+	for _, r := range p.Rules {
+		n += len(r.Match) + len(r.NotMatch)
+	}
+	if n < 10 {
+		t.Fatalf("only %d examples checked", n)
+	}
+}
