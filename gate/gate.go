@@ -498,6 +498,10 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 		}
 		if c.Judge != nil {
 			m["score"] = c.Judge.Score
+			if c.Judge.JudgeKind != vaglio.JudgeKindRuleBased || !c.Judge.Approved {
+				// A model's judgement, a fallback or a refusal says why.
+				m["judge"] = c.Judge.Reason
+			}
 		}
 		cmds = append(cmds, m)
 	}

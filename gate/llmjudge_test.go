@@ -206,3 +206,22 @@ func TestLLMJudgeDailyLimit(t *testing.T) {
 		t.Errorf("after half a day: %+v", d.Commands[0].Judge)
 	}
 }
+
+// The judge's reason is recorded with a model's verdict, so a fallback can
+// be seen afterwards.
+func TestLLMJudgeReasonIsRecorded(t *testing.T) {
+	m := &fakeModel{status: http.StatusServiceUnavailable}
+	f := llmFixture(t, m, "")
+	if _, err := f.g.Decide(context.Background(), f.req("ls"), Mode{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range f.audit.events {
+		cmds, _ := ev["commands"].([]any)
+		for _, c := range cmds {
+			if j, _ := c.(map[string]any)["judge"].(string); strings.Contains(j, "llm-judge fallback (chat failed") {
+				return
+			}
+		}
+	}
+	t.Fatalf("no judge reason in the audit events: %v", f.audit.events)
+}
