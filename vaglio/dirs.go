@@ -23,11 +23,18 @@ type DirChecker struct {
 	p        *Prepared
 	dirs     []string
 	ordinary bool
+	// clean says every directory is absolute and clean, as a resolver
+	// takes it.
+	clean bool
 }
 
 // ForDirs returns a checker for commands that may run in any of dirs.
 func (p *Prepared) ForDirs(dirs []string) DirChecker {
-	return DirChecker{p: p, dirs: dirs, ordinary: len(dirs) > 1 && p.ready && p.allOrdinary(dirs)}
+	clean := p.ready
+	for _, d := range dirs {
+		clean = clean && strings.HasPrefix(d, "/") && isClean(d)
+	}
+	return DirChecker{p: p, dirs: dirs, ordinary: len(dirs) > 1 && p.ready && p.allOrdinary(dirs), clean: clean}
 }
 
 // Check is CheckDirs.
@@ -37,7 +44,14 @@ func (d DirChecker) Check(cmd shellparse.Command) (Hit, bool) {
 		dirs = dirs[:1]
 	}
 	for _, dir := range dirs {
-		if h, ok := d.p.Check(cmd, dir); ok {
+		var h Hit
+		var ok bool
+		if d.clean {
+			h, ok = d.p.g.checkFrom(d.p, cmd, dir, dir)
+		} else {
+			h, ok = d.p.Check(cmd, dir)
+		}
+		if ok {
 			return h, true
 		}
 	}

@@ -107,19 +107,26 @@ func mayBeForbidden(cd candidate) bool {
 // another case: its first element, or an element after a slash that starts
 // with a dot, is a rule's head in any case.
 func mayBeForbiddenFold(cd candidate) bool {
-	first, _, _ := strings.Cut(cd.path[1:], "/")
-	for _, d := range []string{"etc", "root", "boot", "sys", "proc", "dev", "run", "var"} {
-		if strings.EqualFold(first, d) {
-			return true
+	p := cd.path
+	first, _, _ := strings.Cut(p[1:], "/")
+	if len(first) == 3 || len(first) == 4 {
+		for _, d := range [...]string{"etc", "root", "boot", "sys", "proc", "dev", "run", "var"} {
+			if strings.EqualFold(first, d) {
+				return true
+			}
 		}
 	}
-	for rest := cd.path; ; {
-		i := strings.Index(rest, "/.")
+	for off := 1; ; off++ {
+		// The elements that start with a dot (each follows a slash).
+		i := strings.IndexByte(p[off:], '.')
 		if i < 0 {
 			return false
 		}
-		rest = rest[i+1:]
-		e, _, _ := strings.Cut(rest, "/")
+		off += i
+		if p[off-1] != '/' {
+			continue
+		}
+		e, _, _ := strings.Cut(p[off:], "/")
 		if floatingHead(e) || hasUpper(e) && floatingHead(strings.ToLower(e)) {
 			return true
 		}

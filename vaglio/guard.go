@@ -119,7 +119,13 @@ func (p *Prepared) Check(cmd shellparse.Command, cwd string) (Hit, bool) {
 // check is Check, with the Guard's derived values from p when p is not
 // nil.
 func (g Guard) check(p *Prepared, cmd shellparse.Command, cwd string) (Hit, bool) {
-	hit, found := g.checkIn(p, cmd, cwd)
+	return g.checkFrom(p, cmd, cwd, resolverCwd(cwd))
+}
+
+// checkFrom is check, with dir the working directory a resolver uses for
+// cwd (resolverCwd).
+func (g Guard) checkFrom(p *Prepared, cmd shellparse.Command, cwd, dir string) (Hit, bool) {
+	hit, found := g.checkIn(p, cmd, dir)
 	if found || len(cmd.Wrappers) == 0 {
 		return hit, found
 	}
@@ -131,7 +137,8 @@ func (g Guard) check(p *Prepared, cmd shellparse.Command, cwd string) (Hit, bool
 	return hit, found
 }
 
-// checkIn returns the first hit for cmd run in dir.
+// checkIn returns the first hit for cmd run in dir, which is absolute and
+// clean (resolverCwd leaves it as it is).
 func (g Guard) checkIn(p *Prepared, cmd shellparse.Command, dir string) (Hit, bool) {
 	c := g.newChecker(p, dir)
 	buf := slabs.Get().(*[]candidate)
@@ -367,12 +374,13 @@ func (c *checker) cached(k int) []candidate {
 }
 
 // newChecker returns a checker for cwd that stops at the first hit, with
-// what p already derived from g when p is not nil.
+// what p already derived from g when p is not nil. With p, cwd is what
+// resolverCwd makes of the working directory.
 func (g Guard) newChecker(p *Prepared, cwd string) checker {
 	if p == nil {
 		return checker{r: newResolver(g.Home, cwd), self: g.SelfNames, protectedIn: g.Protected, ws: workspaceDir(g.Workspace)}
 	}
-	return checker{r: resolver{home: p.home, cwd: resolverCwd(cwd)}, self: g.SelfNames, protectedIn: g.Protected,
+	return checker{r: resolver{home: p.home, cwd: cwd}, self: g.SelfNames, protectedIn: g.Protected,
 		protected: p.protected, protectedDone: true, protectedLiteral: p.protectedLiteral, ws: p.ws}
 }
 

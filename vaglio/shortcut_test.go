@@ -22,6 +22,7 @@ var shortcutPaths = []string{
 	"./", "./.", ".//", "./a", "././a/", ".//a//", "./a/.", "./../a", "./.ssh/id_rsa", "a/", "a//", "./a/b/", "./.",
 	"/*", "/e*", "/[e]tc/shadow", "/?tc", "/home/u/*", "/home/u/.*", "/home/u/.s*/id_rsa", "/home/*/.ssh", "/x/--include=*.go",
 	"/x/*.go", "/x/[.]ssh", "/x/*ssh", "/x/.e*", "/x/.env.*", "/x/.[e]nv", "/d*v/sda", "/*/shadow", "/x/a.b/.git-credentials",
+	"/ETC/shadow", "/home/U/.SSH/id_rsa", "/x/.Env", "/Root", "/RUN/x", "/x/.ENV.local", "/Tmp/A.b/.Config", "/Proc",
 }
 
 // isCleanLongWay is what isClean promises.
@@ -94,6 +95,25 @@ func mayBeForbiddenLongWay(cd candidate) bool {
 	return false
 }
 
+// mayBeForbiddenFoldLongWay is mayBeForbiddenFold on the split elements.
+func mayBeForbiddenFoldLongWay(cd candidate) bool {
+	elems := pathElems(cd.path)
+	if len(elems) == 0 {
+		return false
+	}
+	for _, d := range []string{"etc", "root", "boot", "sys", "proc", "dev", "run", "var"} {
+		if strings.EqualFold(elems[0], d) {
+			return true
+		}
+	}
+	for _, e := range elems {
+		if strings.HasPrefix(e, ".") && (floatingHead(e) || floatingHead(strings.ToLower(e))) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestDeviceRulesUnderDev keeps deviceHit's shortcut sound: every device
 // rule is anchored below /dev.
 func TestDeviceRulesUnderDev(t *testing.T) {
@@ -117,6 +137,9 @@ func checkShortcuts(t *testing.T, p string) {
 	for _, glob := range []bool{false, true} {
 		for _, openDir := range []bool{false, true} {
 			cd := newCandidate(p, glob, openDir, p)
+			if got, want := mayBeForbiddenFold(cd), mayBeForbiddenFoldLongWay(cd); got != want {
+				t.Errorf("mayBeForbiddenFold(%q) = %v, want %v", p, got, want)
+			}
 			if !glob {
 				if got, want := mayBeForbidden(cd), mayBeForbiddenLongWay(cd); got != want {
 					t.Errorf("mayBeForbidden(%q) = %v, want %v", p, got, want)
