@@ -168,11 +168,11 @@ func (w *walker) fields(st *state, words []*syntax.Word) []field {
 		wc := *word
 		if syntax.SplitBraces(&wc) {
 			for _, piece := range w.braces(&wc) {
-				out = append(out, w.fieldsOf(st, piece)...)
+				out = w.fieldsOf(st, piece, out)
 			}
 			continue
 		}
-		out = append(out, w.fieldsOf(st, word)...)
+		out = w.fieldsOf(st, word, out)
 	}
 	return out
 }
@@ -349,12 +349,13 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// fieldsOf expands one word (already brace-expanded) into fields.
-func (w *walker) fieldsOf(st *state, word *syntax.Word) []field {
+// fieldsOf expands one word (already brace-expanded) into fields, which
+// it appends to out.
+func (w *walker) fieldsOf(st *state, word *syntax.Word, out []field) []field {
 	segs := w.segs(st, word.Parts, quoteNone, false, nil)
 	for _, s := range segs {
 		if s.dyn && !s.glob {
-			return []field{w.dynField(word, segs)}
+			return append(out, w.dynField(word, segs))
 		}
 	}
 	ifs := " \t\n"
@@ -365,14 +366,15 @@ func (w *walker) fieldsOf(st *state, word *syntax.Word) []field {
 		ifs = v.str
 	}
 
-	var out []field
+	// The word's own fields start at first.
+	first := len(out)
 	var cur []seg
 	have := false
 	flush := func(force bool) {
 		if have || force {
 			out = append(out, finishField(cur))
 		}
-		cur = nil
+		cur = cur[:0]
 		have = false
 	}
 	for _, s := range segs {
@@ -390,7 +392,7 @@ func (w *walker) fieldsOf(st *state, word *syntax.Word) []field {
 			continue
 		}
 		if !ifsKnown {
-			return []field{w.dynField(word, segs)}
+			return append(out[:first], w.dynField(word, segs))
 		}
 		w.splitInto(s.s, ifs, &cur, &have, flush)
 	}
@@ -454,15 +456,21 @@ func (w *walker) splitInto(s, ifs string, cur *[]seg, have *bool, flush func(boo
 
 // finishField joins the pieces of one field, marking globs as dynamic.
 func finishField(parts []seg) field {
-	var b strings.Builder
+	var val string
 	glob := false
-	for _, p := range parts {
-		b.WriteString(p.s)
-		if !p.quoted && strings.ContainsAny(p.s, "*?[") {
-			glob = true
+	if len(parts) == 1 {
+		val = parts[0].s
+		glob = !parts[0].quoted && strings.ContainsAny(val, "*?[")
+	} else {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.s)
+			if !p.quoted && strings.ContainsAny(p.s, "*?[") {
+				glob = true
+			}
 		}
+		val = b.String()
 	}
-	val := b.String()
 	if !glob {
 		return lit(val)
 	}
