@@ -95,6 +95,7 @@ func ParseScriptLimits(src string, env Env, lim Limits) (*Script, error) {
 		return nil, err
 	}
 	w := newWalker(env, lim)
+	w.presize(src)
 	return w.result(func() {
 		w.stmts(newState(&w.env), f.Stmts)
 	})
@@ -375,6 +376,32 @@ func (w *walker) pushCtx(s string) int {
 }
 
 func (w *walker) popCtx(n int) { w.ctx = w.ctx[:n] }
+
+// presize sizes the list of commands, and the first arrays of the slabs
+// their slices come from, for the script src when nothing was emitted
+// yet: a command for every line, ";", "|" and "&" is a fair guess, and
+// growing from there costs more than the few spare slots.
+func (w *walker) presize(src string) {
+	if w.out != nil {
+		return
+	}
+	n := 1
+	for i := 0; i < len(src) && n < maxPresize; i++ {
+		switch src[i] {
+		case '\n', ';', '|', '&':
+			n++
+		}
+	}
+	w.out = make([]Command, 0, n)
+	// take doubles next (up to its cap) before it allocates.
+	w.strs.next = max(w.strs.next, n)
+	w.wrappers.next = max(w.wrappers.next, n/2)
+	w.wordSlab.next = max(w.wordSlab.next, 2*n)
+	w.flds.next = max(w.flds.next, 2*n)
+}
+
+// maxPresize bounds the commands presize makes room for.
+const maxPresize = 256
 
 // emit records a command with the current context, wrappers and inherited
 // redirections.

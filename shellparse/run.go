@@ -690,6 +690,9 @@ func (w *walker) walkScript(st *state, inv *invocation, wr Wrapper, ctx string, 
 		return
 	}
 	f, err := parseSource(script.val, lang)
+	if err == nil {
+		w.presize(script.val)
+	}
 	if err != nil {
 		if !strict {
 			w.emitInv(inv, true, ctx+" script does not parse: "+err.Error())
