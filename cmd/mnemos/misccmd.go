@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
@@ -30,7 +32,24 @@ func (c *InitCmd) Run(a *app) error {
 		return &exitError{code: exitConfig, msg: "cannot write the policy: " + err.Error()}
 	}
 	fmt.Fprintf(a.io.out, "wrote %s (level: %s)\n", p.PolicyFile, policy.Default().Level)
+	for _, dir := range []string{p.ConfigDir, p.StateDir} {
+		if tmp := inTemp(dir); tmp != "" {
+			fmt.Fprintf(a.io.err, "mnemos: warning: %s is under %s, which every sandboxed command may write: mnemos run will refuse to run\n", dir, tmp)
+			fmt.Fprintln(a.io.err, "mnemos: hint: keep mnemos's configuration and state out of the temp directories (set MNEMOS_HOME or --home elsewhere)")
+			break
+		}
+	}
 	return nil
+}
+
+// inTemp returns the temp directory the sandbox grants that holds dir, or "".
+func inTemp(dir string) string {
+	for _, tmp := range []string{os.TempDir(), "/tmp"} {
+		if rel, err := filepath.Rel(tmp, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return tmp
+		}
+	}
+	return ""
 }
 
 // SandboxCmd groups the sandbox subcommands.
