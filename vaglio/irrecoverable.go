@@ -598,7 +598,8 @@ func (c *checker) mv(argv []shellparse.Word) bool {
 
 // find: -delete (or -exec rm) from a broad starting point.
 func (c *checker) find(argv []shellparse.Word) bool {
-	args := make([]string, 0, len(argv)-1)
+	var buf [16]string
+	args := buf[:0]
 	for _, w := range argv[1:] {
 		args = append(args, w.Value)
 	}

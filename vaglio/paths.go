@@ -3,6 +3,7 @@ package vaglio
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
@@ -278,23 +279,40 @@ func (r resolver) embeddedCandidates(value string, out []candidate) []candidate 
 	if !strings.ContainsFunc(value, isPathSep) {
 		return out
 	}
-	for _, tok := range strings.FieldsFunc(value, isPathSep) {
-		// curl -F file=@/etc/shadow: "@" names a file to send.
-		tok = strings.TrimLeft(tok, "@")
-		if strings.HasPrefix(tok, "-") {
-			// An option with its value glued on: "-o/etc/shadow".
-			i := strings.IndexAny(tok, "/~")
-			if i < 0 {
-				continue
-			}
-			tok = tok[i:]
+	// The pieces strings.FieldsFunc(value, isPathSep) would return, read
+	// in place: every separator is ASCII, and no byte of a multi-byte
+	// character (nor of invalid UTF-8) is one.
+	for i := 0; i < len(value); {
+		for i < len(value) && isPathSep(rune(value[i])) {
+			i++
 		}
-		if !looksLikePath(tok) {
-			continue
+		start := i
+		for i < len(value) && (value[i] >= utf8.RuneSelf || !isPathSep(rune(value[i]))) {
+			i++
 		}
-		out = r.dynamicCandidates(r.expandHome(tok), false, tok, out)
+		if start < i {
+			out = r.embeddedPiece(value[start:i], out)
+		}
 	}
 	return out
+}
+
+// embeddedPiece adds the candidates of one piece of a larger string.
+func (r resolver) embeddedPiece(tok string, out []candidate) []candidate {
+	// curl -F file=@/etc/shadow: "@" names a file to send.
+	tok = strings.TrimLeft(tok, "@")
+	if strings.HasPrefix(tok, "-") {
+		// An option with its value glued on: "-o/etc/shadow".
+		i := strings.IndexAny(tok, "/~")
+		if i < 0 {
+			return out
+		}
+		tok = tok[i:]
+	}
+	if !looksLikePath(tok) {
+		return out
+	}
+	return r.dynamicCandidates(r.expandHome(tok), false, tok, out)
 }
 
 // looksLikePath is the filter for pieces of larger strings.

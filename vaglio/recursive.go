@@ -336,6 +336,6 @@ func (c *checker) mayHoldSecrets(cd candidate) bool {
 	if strings.HasPrefix(home, p) && (len(home) == len(p) || home[len(p)] == '/') {
 		return true // the home directory, or a directory above it
 	}
-	rest, ok := strings.CutPrefix(p, home+"/")
-	return ok && strings.HasPrefix(rest, ".")
+	// A dot directory in the home directory: p is home + "/." + ....
+	return len(p) > len(home)+1 && p[len(home)] == '/' && p[len(home)+1] == '.' && strings.HasPrefix(p, home)
 }

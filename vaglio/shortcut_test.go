@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -223,4 +224,33 @@ func TestTwoDecimalsIsPercentDotTwoF(t *testing.T) {
 			}
 		}
 	}
+}
+
+// embeddedLongWay is embeddedCandidates on the pieces strings.FieldsFunc
+// returns.
+func embeddedLongWay(r resolver, value string) []candidate {
+	var out []candidate
+	if !strings.ContainsFunc(value, isPathSep) {
+		return out
+	}
+	for _, tok := range strings.FieldsFunc(value, isPathSep) {
+		out = r.embeddedPiece(tok, out)
+	}
+	return out
+}
+
+// FuzzEmbedded: the pieces of a larger string are read in place as
+// strings.FieldsFunc splits them.
+func FuzzEmbedded(f *testing.F) {
+	for _, s := range []string{"", "x", "--key-file=/root/.ssh/id_rsa", "if=/dev/sda", "open('/home/u/.ssh/id_rsa')",
+		"a=b,c=~/.aws/credentials;d", "-o/etc/shadow", "file=@/etc/shadow", "é=/etc/ü\xff=$HOME/.env", "  \t\n", "((a))"} {
+		f.Add(s)
+	}
+	r := newResolver("/home/u", "/home/u/proj")
+	f.Fuzz(func(t *testing.T, value string) {
+		got, want := r.embeddedCandidates(value, nil), embeddedLongWay(r, value)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %+v, want %+v", value, got, want)
+		}
+	})
 }
