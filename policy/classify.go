@@ -512,6 +512,15 @@ func showsEnvironment(cmd shellparse.Command) bool {
 	name := cmd.Name()
 	switch name {
 	case "env", "printenv", "set", "export", "declare", "typeset":
+	case "jq", "gojq", "jaq", "yq":
+		// jq's env and $ENV, yq's env(NAME) and strenv(NAME) read the
+		// environment into the output.
+		for _, w := range cmd.Argv[1:] {
+			if !w.Dynamic && jqReadsEnv(w.Value) {
+				return true
+			}
+		}
+		fallthrough
 	default:
 		for _, w := range cmd.Argv {
 			if w.Dynamic && secretVarRef(w.Value) {
@@ -526,8 +535,13 @@ func showsEnvironment(cmd shellparse.Command) bool {
 		return false
 	}
 	var operands []string
-	assigns := false
+	assigns, skip := false, false
 	for _, w := range cmd.Argv[min(1, len(cmd.Argv)):] {
+		if skip {
+			// The value of env's -u NAME or -C DIR is no operand.
+			skip = false
+			continue
+		}
 		if w.Dynamic {
 			if secretVarRef(w.Value) {
 				return true
@@ -535,6 +549,8 @@ func showsEnvironment(cmd shellparse.Command) bool {
 			continue
 		}
 		switch {
+		case name == "env" && (w.Value == "-u" || w.Value == "--unset" || w.Value == "-C" || w.Value == "--chdir"):
+			skip = true
 		case strings.Contains(w.Value, "="):
 			assigns = true
 		case !strings.HasPrefix(w.Value, "-"):
@@ -562,6 +578,11 @@ func showsEnvironment(cmd shellparse.Command) bool {
 		return len(cmd.Argv) == 1
 	case "export", "declare", "typeset":
 		if len(operands) == 0 && !assigns {
+			if name == "export" {
+				// export with no name, whatever its options, lists the
+				// exported variables with their values.
+				return true
+			}
 			for _, w := range cmd.Argv[1:] {
 				if strings.HasPrefix(w.Value, "-") && strings.ContainsAny(w.Value, "px") {
 					return true
@@ -1627,4 +1648,29 @@ func gitDiscards(sub string, rest []shellparse.Word) bool {
 		return force
 	}
 	return false
+}
+
+// jqReadsEnv reports a jq or yq program that reads the environment: jq's
+// env and $ENV, yq's env(NAME) and strenv(NAME).
+func jqReadsEnv(prog string) bool {
+	if strings.Contains(prog, "$ENV") || strings.Contains(prog, "strenv(") {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(prog[i:], "env")
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !identChar(prog[j-1])
+		after := j+3 == len(prog) || !identChar(prog[j+3])
+		if before && after {
+			return true
+		}
+		i = j + 3
+	}
+}
+
+func identChar(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }

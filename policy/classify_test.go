@@ -151,6 +151,15 @@ func TestSecurityShowingTheEnvironmentReadsIt(t *testing.T) {
 		{[]shellparse.Word{{Value: "export"}, {Value: "FOO=1"}}, false},
 		{[]shellparse.Word{{Value: "declare"}, {Value: "-x"}, {Value: "FOO=1"}}, false},
 		{[]shellparse.Word{{Value: "set"}, {Value: "-e"}}, false},
+		{[]shellparse.Word{{Value: "env"}, {Value: "-u"}, {Value: "X"}}, true},
+		{[]shellparse.Word{{Value: "env"}, {Value: "--chdir"}, {Value: "/tmp"}}, true},
+		{[]shellparse.Word{{Value: "export"}, {Value: "-n"}}, true},
+		{[]shellparse.Word{{Value: "jq"}, {Value: "-n"}, {Value: "env"}}, true},
+		{[]shellparse.Word{{Value: "jq"}, {Value: "-n"}, {Value: "$ENV.HOME"}}, true},
+		{[]shellparse.Word{{Value: "yq"}, {Value: "-n"}, {Value: "env(AWS_SECRET_ACCESS_KEY)"}}, true},
+		{[]shellparse.Word{{Value: "yq"}, {Value: "-n"}, {Value: "strenv(X)"}}, true},
+		{[]shellparse.Word{{Value: "jq"}, {Value: ".environment"}, {Value: "f.json"}}, false},
+		{[]shellparse.Word{{Value: "jq"}, {Value: ".name"}, {Value: "package.json"}}, false},
 	} {
 		cl := Classify(shellparse.Command{Argv: tc.argv}, pl)
 		got := false
