@@ -486,10 +486,20 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 			c.add(pl, FSRead, r.Target)
 		}
 	}
+	runsLater := false
 	for _, a := range c.Accesses {
 		if a.Dynamic && a.Capability == FSWrite {
 			c.raise(Ask, "writes to a path that is not known before it runs")
 		}
+		if a.Capability == FSWrite && !a.Dynamic && runsLaterPath(a.Target, pl.Home) {
+			runsLater = true
+		}
+	}
+	if runsLater {
+		// What is written there runs later, outside any decision: it is
+		// running code.
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		c.raise(Ask, "writes a file that runs code later (a git hook, git's configuration, a shell startup file)")
 	}
 	if showsEnvironment(cmd) {
 		c.Accesses = append(c.Accesses, Access{Capability: FSRead, Target: EnvironmentTarget})
@@ -1673,4 +1683,23 @@ func jqReadsEnv(prog string) bool {
 
 func identChar(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// runsLaterPath reports a file whose content a program runs later without
+// a command line anyone judges: a git hook or git's configuration (which
+// names pagers, editors, fsmonitor and filter programs), direnv's .envrc,
+// and the shell's startup files in the home directory.
+func runsLaterPath(p, home string) bool {
+	if strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/hooks") || strings.HasSuffix(p, "/.git/config") ||
+		path.Base(p) == ".envrc" {
+		return true
+	}
+	if home == "" || path.Dir(p) != home {
+		return p == path.Join(home, ".config/fish/config.fish") && home != ""
+	}
+	switch path.Base(p) {
+	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".kshrc", ".mkshrc":
+		return true
+	}
+	return false
 }

@@ -26,8 +26,8 @@ func TestSecurityClassifyToolOptions(t *testing.T) {
 		src, want string
 	}{
 		// less -o/-O/--log-file FILE copies its input to FILE.
-		{"less -o ~/.bashrc README.md", "fs:write /home/u/.bashrc; fs:read /w/README.md"},
-		{"less -O~/.bashrc README.md", "fs:write /home/u/.bashrc; fs:read /w/README.md"},
+		{"less -o ~/.bashrc README.md", "fs:write /home/u/.bashrc; fs:read /w/README.md; code:exec less -o /home/u/.bashrc README.md"},
+		{"less -O~/.bashrc README.md", "fs:write /home/u/.bashrc; fs:read /w/README.md; code:exec less -O~/.bashrc README.md"},
 		{"less -RSo log.txt README.md", "fs:write /w/log.txt; fs:read /w/log.txt; fs:read /w/README.md"},
 		{"less --log-file=log.txt README.md", "fs:write /w/log.txt; fs:read /w/README.md"},
 		{"less --log log.txt README.md", "fs:write /w/log.txt; fs:read /w/log.txt; fs:read /w/README.md"},
@@ -78,7 +78,7 @@ func TestSecurityClassifyToolOptions(t *testing.T) {
 		{"nm --plugin ./p.so a.o", "code:exec nm --plugin ./p.so a.o; fs:read /w/a.o"},
 		{"file -C -m magic", "fs:read /w/magic; fs:write /w; parse:local"},
 		{"tree -R -L 2", "code:exec tree -R -L 2; fs:read /w"},
-		{"zstd -o ~/.bashrc x", "fs:write /home/u/.bashrc; fs:write /w/x"},
+		{"zstd -o ~/.bashrc x", "fs:write /home/u/.bashrc; fs:write /w/x; code:exec zstd -o /home/u/.bashrc x"},
 		{"split --filter=sh big", "code:exec split --filter=sh big; fs:write /w/big"},
 		// Network tools: local files read or written, local commands run,
 		// and option values that are not hosts.
@@ -119,7 +119,7 @@ func TestSecurityClassifyGitFiles(t *testing.T) {
 		{"git diff ~/.npmrc README.md", "fs:read /w; fs:read /home/u/.npmrc; fs:read /w/README.md", "read"},
 		{"git diff --no-index -- a b", "fs:read /w; fs:read /w/a; fs:read /w/b", "read"},
 		{"git diff $X /dev/null", "fs:read /w; fs:read $X (dynamic)", "read"},
-		{"git diff --output=~/.bashrc", "fs:read /w; fs:write /home/u/.bashrc", "write"},
+		{"git diff --output=~/.bashrc", "fs:read /w; fs:write /home/u/.bashrc; code:exec git diff --output=~/.bashrc", "write"},
 		{"git log -p --output x.patch", "fs:read /w; fs:write /w/x.patch", "write"},
 		{"git diff --output-indicator-new=+", "fs:read /w", "read"},
 		{"git grep -nf ~/.npmrc", "fs:read /w; fs:read /home/u/.npmrc", "read"},

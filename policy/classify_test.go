@@ -223,3 +223,36 @@ func FuzzResolvePaths(f *testing.F) {
 		}
 	})
 }
+
+// TestSecurityWritingWhatRunsLater: a write to a git hook, git's own
+// configuration, direnv's .envrc or a shell startup file is running code
+// later, outside any decision: code:exec, which asks even at full.
+func TestSecurityWritingWhatRunsLater(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   bool
+	}{
+		{"echo 'rm -rf ~' > .git/hooks/pre-commit", true},
+		{"cp x /w/.git/hooks/post-checkout", true},
+		{"tee -a .git/config", true},
+		{"echo 'eval x' > .envrc", true},
+		{"echo x >> ~/.bashrc", true},
+		{"echo x >> /home/u/.zshenv", true},
+		{"echo x >> ~/.config/fish/config.fish", true},
+		{"echo x > .git/description", false},
+		{"echo x >> notes/.bashrc", false},
+		{"touch notes.txt", false},
+		{"cat .git/config", false},
+	} {
+		cl := classifyScript(t, tc.script)
+		got := false
+		for _, a := range cl.Accesses {
+			if a.Capability == CodeExec {
+				got = true
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: runs code = %v, want %v (%+v)", tc.script, got, tc.want, cl.Accesses)
+		}
+	}
+}
