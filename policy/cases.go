@@ -58,7 +58,7 @@ func ParseCases(name string, data []byte) ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.check(root, 0)
+	d.check(root, 0, policyDoc)
 	if len(d.errs) > 0 {
 		return nil, d.sorted()[0]
 	}

@@ -58,7 +58,7 @@ func ParseManifest(name string, data []byte) (*Manifest, []*Error) {
 	if err != nil {
 		return nil, []*Error{err}
 	}
-	d.manifestCheck(root, 0)
+	d.check(root, 0, manifestDoc)
 	if root.Kind != yaml.MappingNode {
 		return nil, []*Error{d.errAt(root, "expected a mapping (key: value lines)")}
 	}
@@ -130,43 +130,6 @@ func indentTab(data []byte) (line, col int, ok bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-// manifestCheck rejects anchors, aliases, merge keys, tags and duplicate
-// keys anywhere in the manifest: what a person reads is what is asked.
-func (d *decoder) manifestCheck(n *yaml.Node, depth int) {
-	if depth > maxNesting {
-		d.errs = append(d.errs, d.errAt(n, fmt.Sprintf("manifest nests deeper than %d levels", maxNesting)))
-		return
-	}
-	switch {
-	case n.Kind == yaml.AliasNode || n.Anchor != "":
-		d.errs = append(d.errs, d.errAt(n, "YAML anchors and aliases are not allowed in a manifest; write each value out"))
-		return
-	case n.Tag == "!!merge":
-		d.errs = append(d.errs, d.errAt(n, "YAML merge keys (<<) are not allowed in a manifest; write each value out"))
-		return
-	case n.Style&yaml.TaggedStyle != 0:
-		d.errs = append(d.errs, d.errAt(n, fmt.Sprintf("YAML tag %s is not allowed in a manifest; remove it", n.Tag)))
-		return
-	}
-	if n.Kind == yaml.MappingNode {
-		seen := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode {
-				continue
-			}
-			if line, dup := seen[k.Value]; dup {
-				d.errs = append(d.errs, d.errAt(k, fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, line)))
-			} else {
-				seen[k.Value] = k.Line
-			}
-		}
-	}
-	for _, c := range n.Content {
-		d.manifestCheck(c, depth+1)
-	}
 }
 
 func (d *decoder) manifestStrings(n *yaml.Node) ([]string, *Error) {

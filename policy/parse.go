@@ -37,7 +37,7 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 	}
 	// Structural errors (anchors, tags, duplicate keys) are collected with
 	// the rest, so every error shows in file order.
-	d.check(root, 0)
+	d.check(root, 0, policyDoc)
 	if root.Kind != yaml.MappingNode {
 		return nil, []*Error{d.errAt(root, "expected a mapping (key: value lines)")}
 	}
@@ -170,14 +170,15 @@ func (d *decoder) errAt(n *yaml.Node, msg string) *Error {
 
 // docKind names, in the messages of document, what kind of file is read.
 type docKind struct {
+	noun  string // "policy", "manifest"
 	what  string // "policy file", "manifest"
 	empty string // the message for an empty file
 	merge bool   // whether a second document may be merged into the first
 }
 
 var (
-	policyDoc   = docKind{what: "policy file", empty: "policy file is empty; run `mnemos init` to write the default", merge: true}
-	manifestDoc = docKind{what: "manifest", empty: "manifest is empty"}
+	policyDoc   = docKind{noun: "policy", what: "policy file", empty: "policy file is empty; run `mnemos init` to write the default", merge: true}
+	manifestDoc = docKind{noun: "manifest", what: "manifest", empty: "manifest is empty"}
 )
 
 // document checks the raw bytes and decodes exactly one YAML document.
@@ -257,23 +258,23 @@ func (d *decoder) document(data []byte, k docKind) (*yaml.Node, *Error) {
 // maxNesting bounds how deep a policy's YAML may nest.
 const maxNesting = 64
 
-// check rejects, anywhere in the tree, what a policy never needs and what
-// would make it mean something other than it shows: anchors and aliases,
-// merge keys, explicit tags, duplicate keys.
-func (d *decoder) check(n *yaml.Node, depth int) {
+// check rejects, anywhere in the tree, what a policy (or a manifest)
+// never needs and what would make it mean something other than it shows:
+// anchors and aliases, merge keys, explicit tags, duplicate keys.
+func (d *decoder) check(n *yaml.Node, depth int, k docKind) {
 	if depth > maxNesting {
-		d.errs = append(d.errs, d.errAt(n, fmt.Sprintf("policy nests deeper than %d levels", maxNesting)))
+		d.errs = append(d.errs, d.errAt(n, fmt.Sprintf("%s nests deeper than %d levels", k.noun, maxNesting)))
 		return
 	}
 	switch {
 	case n.Kind == yaml.AliasNode || n.Anchor != "":
-		d.errs = append(d.errs, d.errAt(n, "YAML anchors and aliases are not allowed in a policy; write each value out"))
+		d.errs = append(d.errs, d.errAt(n, "YAML anchors and aliases are not allowed in a "+k.noun+"; write each value out"))
 		return
 	case n.Tag == "!!merge":
-		d.errs = append(d.errs, d.errAt(n, "YAML merge keys (<<) are not allowed in a policy; write each value out"))
+		d.errs = append(d.errs, d.errAt(n, "YAML merge keys (<<) are not allowed in a "+k.noun+"; write each value out"))
 		return
 	case n.Style&yaml.TaggedStyle != 0:
-		d.errs = append(d.errs, d.errAt(n, fmt.Sprintf("YAML tag %s is not allowed in a policy; remove it (quote the value if it must be a string)", n.Tag)))
+		d.errs = append(d.errs, d.errAt(n, fmt.Sprintf("YAML tag %s is not allowed in a %s; remove it (quote the value if it must be a string)", n.Tag, k.noun)))
 		return
 	}
 	if n.Kind == yaml.MappingNode {
@@ -293,7 +294,7 @@ func (d *decoder) check(n *yaml.Node, depth int) {
 		}
 	}
 	for _, c := range n.Content {
-		d.check(c, depth+1)
+		d.check(c, depth+1, k)
 	}
 }
 
