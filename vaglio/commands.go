@@ -14,9 +14,10 @@ import (
 type role uint8
 
 const (
-	rolePath role = iota // may name a file: checked whole and for paths inside it
-	roleText             // data, never opened (echo's words, a commit message, a grep pattern)
-	roleMeta             // a file whose name and metadata, not content, are used (ls, stat)
+	rolePath    role = iota // may name a file: checked whole and for paths inside it
+	roleText                // data, never opened (echo's words, a commit message, a grep pattern)
+	roleMeta                // a file whose name and metadata, not content, are used (ls, stat)
+	rolePattern             // a name pattern that leaves files out (tar --exclude=.env): never opened
 )
 
 // isPrinter reports programs whose arguments are only printed or compared.
@@ -137,8 +138,132 @@ func argRoles(name string, argv []shellparse.Word, buf []role) []role {
 		return sshRoles(args, buf)
 	case name == "ssh-add":
 		return sshAddRoles(args, buf)
+	case name == "tar" || name == "bsdtar" || name == "gtar" || name == "rsync":
+		return excludeRoles(args, buf, name == "rsync")
+	case name == "zip":
+		return zipRoles(args, buf)
+	case name == "7z" || name == "7za" || name == "7zr":
+		return sevenZipRoles(args, buf)
 	}
 	return nil
+}
+
+// The exclusion options of the archivers, copiers and searchers take a
+// name pattern that leaves files out: "tar --exclude=.env" opens no .env
+// file, and neither does "rsync --exclude .env" or "zip -x .env". Only
+// the excluded word itself is spared: the directories the program reads
+// are read all the same, secrets other than the excluded one with them,
+// so the recursive-read check still sees them. A file of patterns
+// (--exclude-from=FILE, -X FILE, zip -x@FILE) is read, and stays a path;
+// so do words computed at run time, which the shell may split into more
+// words than one.
+
+// excludeRoles marks the values of tar's and rsync's --exclude (and, for
+// rsync, of a --filter/-f rule that excludes: "- .env") as patterns. It
+// returns nil when there is none.
+func excludeRoles(args []shellparse.Word, buf []role, rsync bool) []role {
+	var roles []role
+	mark := func(i int) {
+		if roles == nil {
+			roles = newRoles(buf, len(args))
+		}
+		roles[i] = rolePattern
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if len(v) < 2 || v[0] != '-' || a.Dynamic {
+			continue
+		}
+		if v == "--" {
+			break
+		}
+		switch {
+		case v == "--exclude" || rsync && (v == "--filter" || v == "-f"):
+			if i+1 < len(args) && !args[i+1].Dynamic && (v == "--exclude" || rsyncExcludeRule(args[i+1].Value)) {
+				mark(i + 1)
+			}
+			i++
+		case strings.HasPrefix(v, "--exclude="):
+			mark(i)
+		case rsync && strings.HasPrefix(v, "--filter=") && rsyncExcludeRule(v[len("--filter="):]):
+			mark(i)
+		}
+	}
+	return roles
+}
+
+// rsyncExcludeRule reports a filter rule that only excludes: "- PATTERN",
+// "exclude PATTERN", with modifiers ("-/ PATTERN", "exclude,s PATTERN").
+// A rule with "!" excludes what does not match, and is not one.
+func rsyncExcludeRule(r string) bool {
+	name, _, ok := strings.Cut(r, " ")
+	if !ok {
+		if name, _, ok = strings.Cut(r, "_"); !ok {
+			return false
+		}
+	}
+	if strings.Contains(name, "!") {
+		return false
+	}
+	name, _, _ = strings.Cut(name, ",")
+	if name == "exclude" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "-")
+	return ok && strings.Trim(rest, "/Csrpx") == ""
+}
+
+// zipRoles marks zip's exclusion lists as patterns: -x (or --exclude)
+// takes every following word up to the next option, a lone "@" or the end
+// ("zip -r a.zip . -x .env '*.log'"); -xPATTERN carries one pattern.
+func zipRoles(args []shellparse.Word, buf []role) []role {
+	var roles []role
+	mark := func(i int) {
+		if roles == nil {
+			roles = newRoles(buf, len(args))
+		}
+		roles[i] = rolePattern
+	}
+	list := false
+	for i, a := range args {
+		v := a.Value
+		switch {
+		case a.Dynamic:
+			list = list && !strings.HasPrefix(v, "-")
+		case strings.HasPrefix(v, "-"):
+			list = v == "-x" || v == "--exclude"
+			if len(v) > 2 && v[1] == 'x' && v[2] != '@' {
+				mark(i)
+			}
+		case v == "@":
+			list = false
+		case list && v[0] != '@':
+			mark(i)
+		}
+	}
+	return roles
+}
+
+// sevenZipRoles marks 7-Zip's exclusion switches as patterns: -x!PATTERN,
+// -xr!PATTERN, -xr-!PATTERN, -xr0!PATTERN (-x@LISTFILE is read).
+func sevenZipRoles(args []shellparse.Word, buf []role) []role {
+	var roles []role
+	for i, a := range args {
+		v, ok := strings.CutPrefix(a.Value, "-x")
+		if !ok || a.Dynamic {
+			continue
+		}
+		v = strings.TrimPrefix(v, "r")
+		v = strings.TrimLeft(v, "-0")
+		if strings.HasPrefix(v, "!") {
+			if roles == nil {
+				roles = newRoles(buf, len(args))
+			}
+			roles[i] = rolePattern
+		}
+	}
+	return roles
 }
 
 // sshRoles marks the identity file of ssh, scp and sftp (-i KEY): ssh
@@ -297,8 +422,15 @@ func grepRoles(name string, args []shellparse.Word, roles []role) []role {
 				if !hasValue {
 					i++
 				}
-			case kind == 'v' && !hasValue:
-				i++
+			case kind == 'v':
+				j := i // the word that holds the value
+				if !hasValue {
+					j = i + 1
+				}
+				if j < len(args) && !args[i].Dynamic && !args[j].Dynamic && excludingOption(name, opt, optValue(args[j].Value, hasValue)) {
+					roles[j] = rolePattern
+				}
+				i = j
 			}
 			continue
 		}
@@ -323,9 +455,20 @@ func grepRoles(name string, args []shellparse.Word, roles []role) []role {
 					i++
 				}
 			default:
+				j := i // the word that holds the value
 				if !attached {
-					i++
+					j = i + 1
 				}
+				if c == 'g' && name == "rg" && j < len(args) && !args[i].Dynamic && !args[j].Dynamic {
+					val := args[j].Value
+					if attached {
+						val = v[k+1:]
+					}
+					if strings.HasPrefix(val, "!") {
+						roles[j] = rolePattern // rg -g '!.env' leaves .env out
+					}
+				}
+				i = j
 			}
 			break
 		}
@@ -334,6 +477,34 @@ func grepRoles(name string, args []shellparse.Word, roles []role) []role {
 		roles[first] = roleText
 	}
 	return roles
+}
+
+// optValue returns the value of a long option written as word: the part
+// after "=" when the value is attached, the whole word when it follows.
+func optValue(word string, attached bool) string {
+	if attached {
+		_, v, _ := strings.Cut(word, "=")
+		return v
+	}
+	return word
+}
+
+// excludingOption reports a search program's option whose value is a
+// pattern of names left out: grep's --exclude and --exclude-dir, rg's
+// negated globs (--glob '!.env'), ag's --ignore and --ignore-dir, ack's
+// --ignore-dir. A file of such patterns (--exclude-from) is read.
+func excludingOption(name, opt, value string) bool {
+	switch opt {
+	case "exclude", "exclude-dir":
+		return name != "rg" && name != "ag" && name != "ack"
+	case "glob", "iglob":
+		return name == "rg" && strings.HasPrefix(value, "!")
+	case "ignore":
+		return name == "ag"
+	case "ignore-dir", "ignore-directory":
+		return name == "ag" || name == "ack"
+	}
+	return false
 }
 
 // grepLongKind classifies a long option of a search program: 'e' a pattern,
@@ -346,6 +517,11 @@ func grepLongKind(name, opt string) byte {
 		return 'f'
 	case "after-context", "before-context", "context", "max-count", "include", "exclude", "exclude-dir",
 		"exclude-from", "label", "devices", "directories", "binary-files", "group-separator":
+		return 'v'
+	}
+	switch {
+	case name == "ag" && (opt == "ignore" || opt == "ignore-dir"),
+		name == "ack" && (opt == "ignore-dir" || opt == "ignore-directory"):
 		return 'v'
 	}
 	if name == "rg" {
@@ -391,13 +567,23 @@ func gitRoles(args []shellparse.Word, buf []role) []role {
 	if sub < 0 {
 		return roles
 	}
+	marked := gitExcludes(args, sub, roles) || len(carried) > 0
 	switch args[sub].Value {
 	case "commit", "tag", "merge", "stash", "notes", "revert", "cherry-pick":
+	case "check-ignore":
+		// It matches the names against the ignore rules and opens none
+		// of them ("git check-ignore -v .env").
+		for i := sub + 1; i < len(args); i++ {
+			if !strings.HasPrefix(args[i].Value, "-") && !args[i].Dynamic {
+				roles[i] = roleMeta
+			}
+		}
+		return roles
 	case "rm":
 		if gitRmCached(args, sub, roles) {
 			return roles
 		}
-		if len(carried) > 0 {
+		if marked {
 			return roles
 		}
 		return nil
@@ -406,7 +592,7 @@ func gitRoles(args []shellparse.Word, buf []role) []role {
 	case "grep":
 		return gitGrepRoles(args, sub, roles)
 	default:
-		if len(carried) > 0 {
+		if marked {
 			return roles
 		}
 		return nil
@@ -441,6 +627,52 @@ func gitRoles(args []shellparse.Word, buf []role) []role {
 		}
 	}
 	return roles
+}
+
+// gitExcludes marks the pathspecs with exclude magic (":(exclude).env",
+// ":!.env", ":^.env", ":/!.env") as patterns: they leave the files they
+// match out of the command, and git opens none of them for them. It
+// reports whether there was one.
+func gitExcludes(args []shellparse.Word, sub int, roles []role) bool {
+	found := false
+	for i := sub + 1; i < len(args); i++ {
+		if a := args[i]; !a.Dynamic && gitExcludePathspec(a.Value) {
+			roles[i] = rolePattern
+			found = true
+		}
+	}
+	return found
+}
+
+// gitExcludePathspec reports a pathspec whose magic holds exclude: the
+// long form ":(top,exclude)PATH" or the short one, the signs "/", "!" and
+// "^" after the colon, up to an optional closing colon.
+func gitExcludePathspec(v string) bool {
+	if len(v) < 2 || v[0] != ':' {
+		return false
+	}
+	if v[1] == '(' {
+		magic, _, ok := strings.Cut(v[2:], ")")
+		if !ok {
+			return false
+		}
+		for m := range strings.SplitSeq(magic, ",") {
+			if m == "exclude" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []byte(v[1:]) {
+		switch c {
+		case '!', '^':
+			return true
+		case '/':
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // gitRmCached marks the paths of git rm --cached as metadata: it only

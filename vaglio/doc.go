@@ -54,6 +54,16 @@
 // -path when find runs a command on what it finds (find only listing
 // names reads nothing).
 //
+// Name patterns that leave files out name none: tar's and rsync's
+// --exclude (and rsync's "- PATTERN" filter rules), zip's -x list, 7z's
+// -x!, grep's --exclude and --exclude-dir, rg's negated globs (-g '!.env'),
+// and git pathspecs with exclude magic (":(exclude).env", ":!.env",
+// ":^.env"); git check-ignore only matches names against the ignore
+// rules. Only the excluded word is spared: "tar czf h.tgz --exclude=.env ~"
+// still reads the home directory's other secrets. A file of patterns
+// (--exclude-from) is read, and a word computed at run time stays a
+// possible path.
+//
 // A word computed at run time ($X, $(cmd)) is not known, and never makes a
 // hit by itself; but what its static prefix already fixes does
 // ("~/.ssh/$X" is inside ~/.ssh), so does what its static tail fixes
@@ -67,7 +77,7 @@
 // Decisions worth knowing:
 //   - Any directory named .ssh, .gnupg, and the credential files (.aws/credentials,
 //     .config/*/credentials*, .netrc, .docker/config.json, .kube/config,
-//     .git-credentials, .pgpass, .env and .env.* but not .env.example,
+//     .git-credentials, .pgpass, .env, its backup .env~, and .env.* but not .env.example,
 //     .env.sample, .env.template) are forbidden wherever they are, not only
 //     in the user's home. So are the token and key stores of common CLIs:
 //     .npmrc, .pypirc, .config/gh/hosts.yml, .config/hub, gcloud's

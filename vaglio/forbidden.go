@@ -139,7 +139,7 @@ func floatingHead(e string) bool {
 		return false
 	}
 	switch e {
-	case ".ssh", ".gnupg", ".aws", ".config", ".netrc", ".docker", ".kube", ".git-credentials", ".pgpass", ".env",
+	case ".ssh", ".gnupg", ".aws", ".config", ".netrc", ".docker", ".kube", ".git-credentials", ".pgpass", ".env", ".env~",
 		".age", ".azure", ".local", ".password-store", ".vault-token", ".terraform.d", ".cargo", ".gem", ".m2",
 		".my.cnf", ".boto", ".s3cfg", ".oci", ".huggingface", ".cache", ".npmrc", ".pypirc",
 		".claude", ".codex", ".gemini", ".dockercfg", ".pulumi", ".fly", ".databrickscfg", ".ngrok2",
@@ -286,12 +286,19 @@ func selectedNames(name string, argv []shellparse.Word) []string {
 				continue
 			}
 			for _, o := range [...]string{"--include", "--glob", "--iglob", "-g"} {
+				p, ok := "", true
 				if len(v) > len(o) && v[len(o)] == '=' && strings.HasPrefix(v, o) {
-					out = append(out, v[len(o)+1:]) // o=VALUE
+					p = v[len(o)+1:] // o=VALUE
 				} else if v == o && i+1 < len(args) {
-					out = append(out, args[i+1].Value)
+					p = args[i+1].Value
 				} else if o == "-g" && strings.HasPrefix(v, "-g") && len(v) > 2 && name == "rg" {
-					out = append(out, v[2:])
+					p = v[2:]
+				} else {
+					ok = false
+				}
+				// rg's "!" leaves the files it matches out.
+				if ok && !(name == "rg" && o != "--include" && strings.HasPrefix(p, "!")) {
+					out = append(out, p)
 				}
 			}
 		}

@@ -13,6 +13,8 @@ import (
 // one; a directory operand of such a program counts as every forbidden
 // path below it. Project files (.env) are left out: archiving a workspace
 // that holds one is ordinary work, and the sandbox is what keeps it in.
+// An exclusion (tar --exclude=.ssh) does not make a directory safe: the
+// excluded word is not an operand, and the directory still counts.
 
 // recursiveOperands returns the words a program reads recursively, with
 // the directory each relative one is taken from ("" for the working
@@ -21,11 +23,11 @@ import (
 func recursiveOperands(name string, args []shellparse.Word, roles []role) []recursiveOperand {
 	switch name {
 	case "cp", "scp", "rsync":
-		return copySources(name, args)
+		return copySources(name, args, roles)
 	case "tar", "bsdtar", "gtar":
-		return tarSources(args)
+		return tarSources(args, roles)
 	case "zip":
-		return zipSources(args)
+		return zipSources(args, roles)
 	case "7z", "7za", "7zr":
 		return sevenZipSources(args)
 	case "grep", "egrep", "fgrep", "rgrep", "rg", "ag":
@@ -49,7 +51,7 @@ func shortCluster(v, letters string) bool {
 
 // copySources handles cp, scp and rsync: recursive with -r (and -R, -a for
 // cp and rsync); every operand but the destination is read.
-func copySources(name string, args []shellparse.Word) []recursiveOperand {
+func copySources(name string, args []shellparse.Word, roles []role) []recursiveOperand {
 	letters, valued := "rRa", "tSTe"
 	switch name {
 	case "scp":
@@ -83,6 +85,8 @@ func copySources(name string, args []shellparse.Word) []recursiveOperand {
 			if j := strings.IndexAny(v[1:], valued); j >= 0 && j+2 == len(v) {
 				i++
 			}
+		case isPattern(roles, i):
+			// The value of --exclude: a name left out, not an operand.
 		default:
 			ops = append(ops, args[i])
 		}
@@ -96,6 +100,12 @@ func copySources(name string, args []shellparse.Word) []recursiveOperand {
 	return fromWords(ops)
 }
 
+// isPattern reports whether argument i is a name pattern (rolePattern),
+// such as the value of an exclusion option.
+func isPattern(roles []role, i int) bool {
+	return i < len(roles) && roles[i] == rolePattern
+}
+
 func fromWords(ws []shellparse.Word) []recursiveOperand {
 	out := make([]recursiveOperand, len(ws))
 	for i, w := range ws {
@@ -106,7 +116,7 @@ func fromWords(ws []shellparse.Word) []recursiveOperand {
 
 // tarSources handles tar: in any mode but extract, list and compare, every
 // operand is read recursively, from the directory the last -C named.
-func tarSources(args []shellparse.Word) []recursiveOperand {
+func tarSources(args []shellparse.Word, roles []role) []recursiveOperand {
 	var out []recursiveOperand
 	dir := ""
 	reading := true
@@ -146,6 +156,8 @@ func tarSources(args []shellparse.Word) []recursiveOperand {
 					i++
 				}
 			}
+		case isPattern(roles, i):
+			// The value of --exclude: a name left out, not an operand.
 		default:
 			out = append(out, recursiveOperand{word: args[i], dir: dir})
 		}
@@ -158,7 +170,7 @@ func tarSources(args []shellparse.Word) []recursiveOperand {
 
 // zipSources handles zip -r: the first operand is the archive, the others
 // are read.
-func zipSources(args []shellparse.Word) []recursiveOperand {
+func zipSources(args []shellparse.Word, roles []role) []recursiveOperand {
 	recursive := false
 	var ops []shellparse.Word
 	for i := 0; i < len(args); i++ {
@@ -168,7 +180,8 @@ func zipSources(args []shellparse.Word) []recursiveOperand {
 			recursive = true
 		case v == "-b" || v == "-n" || v == "-t" || v == "-tt" || v == "-O" || v == "-P" || v == "-Z" || v == "-s":
 			i++
-		case strings.HasPrefix(v, "-"):
+		case strings.HasPrefix(v, "-") || isPattern(roles, i) || v == "@":
+			// Options, and the patterns of -x (the list ends at "@").
 		default:
 			ops = append(ops, args[i])
 		}

@@ -24,7 +24,7 @@ type pathRule struct {
 // forbiddenRules is the guard's forbidden-path list (seed 003's list, made
 // precise), without the block devices, which deviceRules lists. It is
 // returned by value: there is no table anyone could change.
-func forbiddenRules() [105]pathRule {
+func forbiddenRules() [106]pathRule {
 	return [...]pathRule{
 		{pattern: "/etc/passwd", why: "the user database"},
 		{pattern: "/etc/passwd-", why: "the user database backup"},
@@ -130,6 +130,7 @@ func forbiddenRules() [105]pathRule {
 		{pattern: "**/.psql_history", why: "database client history, where typed passwords stay"},
 		{pattern: "**/.mysql_history", why: "database client history, where typed passwords stay"},
 		{pattern: "**/.env", why: "an environment file with secrets"},
+		{pattern: "**/.env~", why: "an editor's backup of an environment file with secrets"},
 		{pattern: "**/.env.*", why: "an environment file with secrets",
 			except: ".env.example .env.sample .env.template"},
 	}

@@ -174,7 +174,7 @@ func (c *checker) selfTamper(cmd shellparse.Command, roles []role) bool {
 	}
 	destroys := destroysDirs(name, cmd.Argv)
 	for i, w := range cmd.Argv[1:] {
-		if roles != nil && roles[i] == roleText {
+		if roles != nil && (roles[i] == roleText || roles[i] == rolePattern) {
 			continue
 		}
 		for _, cd := range c.argCandidates(i, w) {
