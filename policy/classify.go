@@ -517,8 +517,17 @@ const EnvironmentTarget = "/proc/self/environ"
 // showsEnvironment reports a command that prints the whole environment
 // (env, printenv, set, export -p, declare -p with no name) or a variable
 // whose name says it holds a secret (printenv GITHUB_TOKEN, echo
-// "$AWS_SECRET_ACCESS_KEY"), in any of its words.
+// "$AWS_SECRET_ACCESS_KEY"), in any of its words, directly or through
+// the script's own variables (Command.EnvRefs).
 func showsEnvironment(cmd shellparse.Command) bool {
+	for _, n := range cmd.EnvRefs {
+		// The value of a secret-named variable reaches the command's
+		// words, perhaps through the script's own variables
+		// (x=$GITHUB_TOKEN; echo "$x").
+		if secretName(n) {
+			return true
+		}
+	}
 	name := cmd.Name()
 	switch name {
 	case "env", "printenv", "set", "export", "declare", "typeset":

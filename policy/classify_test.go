@@ -174,6 +174,38 @@ func TestSecurityShowingTheEnvironmentReadsIt(t *testing.T) {
 	}
 }
 
+// A secret-named variable that reaches a command through the script's own
+// variables (x=$GITHUB_TOKEN; echo "$x") is shown as much as one written
+// in its words, whatever the program.
+func TestSecurityShowingASecretThroughVariablesReadsTheEnvironment(t *testing.T) {
+	pl := Place{Dirs: []string{"/w"}, Home: "/home/u"}
+	echoX := []shellparse.Word{{Value: "echo"}, {Value: "$x", Dynamic: true}}
+	for _, tc := range []struct {
+		argv []shellparse.Word
+		refs []string
+		want bool
+	}{
+		{echoX, []string{"GITHUB_TOKEN"}, true},
+		{echoX, []string{"HOME", "db_password"}, true},
+		{[]shellparse.Word{{Value: "curl"}, {Value: "-d"}, {Value: "$x", Dynamic: true}, {Value: "https://example.com"}}, []string{"AWS_SECRET_ACCESS_KEY"}, true},
+		{[]shellparse.Word{{Value: "cat"}}, []string{"NPM_TOKEN"}, true},
+		{echoX, nil, false},
+		{echoX, []string{"HOME"}, false},
+		{echoX, []string{"PATH", "USER"}, false},
+	} {
+		cl := Classify(shellparse.Command{Argv: tc.argv, EnvRefs: tc.refs}, pl)
+		got := false
+		for _, a := range cl.Accesses {
+			if a.Capability == FSRead && a.Target == EnvironmentTarget {
+				got = true
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%v with EnvRefs %v: reads the environment = %v, want %v", tc.argv, tc.refs, got, tc.want)
+		}
+	}
+}
+
 func TestCleanAbsAgreesWithPathClean(t *testing.T) {
 	for _, p := range []string{"/", "/a", "/a/b", "/a/", "//a", "/a//b", "/a/./b", "/a/../b", "/.", "/..", "/a/.", "/a/..",
 		"/.a", "/..a", "/a/.b/c", "/a/b..", "/a/.../b", "/a/b/.", "/..."} {

@@ -132,6 +132,11 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 	case "read":
 		w.emitInv(inv, false)
 		w.readBuiltin(inv)
+		if refs := inputRefs(inv); len(refs) > 0 || inv.st.vars != nil {
+			for _, n := range readTargets(inv) {
+				inv.st.setRefs(n, refs)
+			}
+		}
 	case "mapfile", "readarray":
 		w.emitInv(inv, false)
 		i, _ := parseOpts(inv.args, optSpec{flags: "t", args: "dnOscCu"})
@@ -143,6 +148,7 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 			}
 		}
 		inv.st.forget(target)
+		inv.st.setRefs(target, inputRefs(inv))
 	case "printf":
 		w.emitInv(inv, false)
 		if len(inv.args) > 2 && !inv.args[1].dyn && inv.args[1].val == "-v" {
@@ -150,6 +156,7 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 				inv.st.makeOpaque()
 			} else {
 				inv.st.forget(arrayBase(inv.args[2].val))
+				inv.st.setRefs(arrayBase(inv.args[2].val), inv.refs)
 			}
 		}
 	case "getopts":
@@ -192,6 +199,11 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 		opaque := false
 		for _, a := range inv.args[1:] {
 			opaque = opaque || addDeclWord(a, &flags, &items)
+		}
+		for _, it := range items {
+			if it.val != nil {
+				it.val.refs = inv.refs
+			}
 		}
 		w.applyDecl(inv.st, name, flags, items, opaque)
 	case "test", "[":
@@ -439,7 +451,7 @@ func (w *walker) setBuiltin(inv *invocation) {
 		}
 		switch {
 		case a.val == "--":
-			st.pos, st.posKnown = append([]field(nil), args[k+1:]...), true
+			st.pos, st.posKnown, st.posRefs = append([]field(nil), args[k+1:]...), true, inv.refs
 			return
 		case a.val == "-o" || a.val == "+o":
 			k++
@@ -448,14 +460,14 @@ func (w *walker) setBuiltin(inv *invocation) {
 			}
 		case strings.HasPrefix(a.val, "-") || strings.HasPrefix(a.val, "+"):
 			if a.val == "-" {
-				st.pos, st.posKnown = append([]field(nil), args[k+1:]...), true
+				st.pos, st.posKnown, st.posRefs = append([]field(nil), args[k+1:]...), true, inv.refs
 				return
 			}
 			if strings.ContainsRune(a.val[1:], 'a') {
 				st.allexport = a.val[0] == '-'
 			}
 		default:
-			st.pos, st.posKnown = append([]field(nil), args[k:]...), true
+			st.pos, st.posKnown, st.posRefs = append([]field(nil), args[k:]...), true, inv.refs
 			return
 		}
 	}
@@ -506,30 +518,41 @@ func (w *walker) declClause(st *state, c *syntax.DeclClause) {
 	var flags []string
 	var items []declItem
 	opaque := false
+	var refs []string
 	for _, a := range c.Args {
 		switch {
 		case a.Naked && a.Name == nil:
+			mark := len(w.refBuf)
 			fs := w.fields(st, []*syntax.Word{a.Value})
+			fRefs := w.takeRefs(mark)
+			refs = unionRefs(refs, fRefs)
 			argv = append(argv, fs...)
 			for _, f := range fs {
 				if !f.dyn && strings.ContainsAny(f.val, "$`") {
 					n, _, _ := strings.Cut(f.val, "=")
 					w.walkSubscript(st, n)
 				}
+				k := len(items)
 				opaque = opaque || addDeclWord(f, &flags, &items)
+				for _, it := range items[k:] {
+					if it.val != nil {
+						it.val.refs = fRefs
+					}
+				}
 			}
 		case a.Naked:
 			argv = append(argv, lit(a.Name.Value))
 			items = append(items, declItem{name: a.Name.Value})
 		default:
-			text, v, name := w.assignment(st, a)
+			text, v, name := w.assignmentRefs(st, a)
 			argv = append(argv, text)
 			if name != "" {
 				items = append(items, declItem{name: name, val: &v})
+				refs = unionRefs(refs, v.refs)
 			}
 		}
 	}
-	w.emit(Command{Argv: w.wordsOf(argv)})
+	w.emit(Command{Argv: w.wordsOf(argv), EnvRefs: refs})
 	w.applyDecl(st, variant, flags, items, opaque)
 }
 
@@ -575,8 +598,17 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 		case local:
 			v = value{known: true}
 		}
+		if it.val != nil {
+			v.refs = it.val.refs
+		}
+		if strings.Contains(minus, "n") && it.val != nil && it.val.known {
+			// A name reference holds what the variable it names holds.
+			if target := arrayBase(it.val.str); validName(target) {
+				v.refs = unionRefs(v.refs, st.envRefs(target, nil))
+			}
+		}
 		if transform {
-			v = value{exported: v.exported, attr: true, integer: v.integer}
+			v = value{exported: v.exported, attr: true, integer: v.integer, refs: v.refs}
 		}
 		switch {
 		case strings.Contains(minus, "i"):

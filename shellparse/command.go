@@ -75,6 +75,13 @@ type Command struct {
 	// directory, not in the one before it. Commands between the two may
 	// still change directory.
 	AfterCd int `json:"after_cd,omitempty"`
+	// EnvRefs are the variables of the environment the script was given
+	// (names it did not set itself) whose values may flow into the
+	// command's words and redirect targets, directly ($HOME) or through
+	// the script's variables (x=$HOME; echo "$x"), read, printf -v,
+	// mapfile, for loops, ${!name} and name references. Sorted, without
+	// duplicates; nil when there are none.
+	EnvRefs []string `json:"env_refs,omitempty"`
 }
 
 // Name returns the base name of the program ("rm" for "/usr/bin/rm"), or ""

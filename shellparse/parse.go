@@ -200,6 +200,12 @@ type walker struct {
 	strs     slab[string]
 	wrappers slab[Wrapper]
 	flds     slab[field]
+
+	// redirRefs are the inherited names flowing into w.redirs.
+	redirRefs []string
+	// refBuf collects the inherited names parameter expansions read
+	// (noteRefs); callers take what was added since a mark.
+	refBuf []string
 }
 
 type funcKey struct {
@@ -293,12 +299,13 @@ func (w *walker) try(f func()) (err error) {
 		ctx, calls, aliasing []string
 		wraps                []Wrapper
 		redirs               []Redirect
+		redirRefs            []string
 		locals               []map[string]value
 		depth, dry           int
 		out                  int
 		pipeIn, inStdin      *stdinBody
 		called               map[*funcDef]bool
-	}{w.ctx, w.calls, w.aliasing, w.wraps, w.redirs, w.locals, w.depth, w.dry, len(w.out),
+	}{w.ctx, w.calls, w.aliasing, w.wraps, w.redirs, w.redirRefs, w.locals, w.depth, w.dry, len(w.out),
 		w.pipeIn, w.inStdin, maps.Clone(w.called)}
 	defer func() {
 		r := recover()
@@ -314,7 +321,7 @@ func (w *walker) try(f func()) (err error) {
 			panic(r)
 		}
 		w.ctx, w.calls, w.aliasing = saved.ctx, saved.calls, saved.aliasing
-		w.wraps, w.redirs, w.locals = saved.wraps, saved.redirs, saved.locals
+		w.wraps, w.redirs, w.locals, w.redirRefs = saved.wraps, saved.redirs, saved.locals, saved.redirRefs
 		w.depth, w.dry = saved.depth, saved.dry
 		w.pipeIn, w.inStdin, w.called = saved.pipeIn, saved.inStdin, saved.called
 		w.truncate(saved.out)
@@ -424,6 +431,9 @@ func (w *walker) emit(c Command) {
 	}
 	if len(w.redirs) > 0 {
 		c.Redirects = slices.Concat(w.redirs, c.Redirects)
+	}
+	if len(w.redirRefs) > 0 {
+		c.EnvRefs = unionRefs(c.EnvRefs, w.redirRefs)
 	}
 	if w.out == nil {
 		w.out = make([]Command, 0, 8)

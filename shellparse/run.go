@@ -23,6 +23,9 @@ type invocation struct {
 	notes   []string
 	shell   bool // builtins and functions of the shell apply
 	noFunc  bool // after `command` or `builtin`: functions are skipped
+	// refs are the inherited variables whose values flow into args and
+	// redirs (Command.EnvRefs).
+	refs []string
 }
 
 // peel records args[:n] as a wrapper and continues with args[n:].
@@ -39,6 +42,7 @@ func (inv *invocation) sub(args []field, wr Wrapper) *invocation {
 		callSt: inv.callSt,
 		args:   args,
 		wraps:  append(slices.Clone(inv.wraps), wr),
+		refs:   inv.refs,
 	}
 }
 
@@ -58,8 +62,10 @@ func (w *walker) call(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) {
 	for _, a := range c.Assigns {
 		w.walkAssign(st, a)
 	}
+	mark := len(w.refBuf)
 	args := w.fields(st, c.Args)
 	redirs, stdin := w.evalRedirects(st, rs)
+	refs := w.takeRefs(mark)
 	if stdin == nil {
 		stdin = pipeIn
 	}
@@ -79,7 +85,7 @@ func (w *walker) call(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) {
 			if integer {
 				w.walkIntAssign(callSt, a)
 			}
-			text, v, name := w.assignment(callSt, a)
+			text, v, name := w.assignmentRefs(callSt, a)
 			assigns = append(assigns, text.val)
 			if name == "" {
 				continue
@@ -92,11 +98,11 @@ func (w *walker) call(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) {
 	}
 	if len(args) == 0 {
 		if len(redirs) > 0 {
-			w.emit(Command{Assigns: assigns, Redirects: redirs, Notes: []string{"redirection without a command"}})
+			w.emit(Command{Assigns: assigns, Redirects: redirs, Notes: []string{"redirection without a command"}, EnvRefs: refs})
 		}
 		return
 	}
-	w.run(&invocation{st: st, callSt: callSt, args: args, assigns: assigns, redirs: redirs, stdin: stdin, shell: true})
+	w.run(&invocation{st: st, callSt: callSt, args: args, assigns: assigns, redirs: redirs, stdin: stdin, shell: true, refs: refs})
 }
 
 // assignment evaluates NAME=value; it returns the text of the word, the
@@ -312,6 +318,7 @@ func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 		Redirects: inv.redirs,
 		Wrappers:  slices.Clone(inv.wraps),
 		Dynamic:   dynamic,
+		EnvRefs:   inv.refs,
 	}
 	if dotGlobs(inv) {
 		notes = append(slices.Clip(notes), "GLOBIGNORE or a shell option set here may let a glob match dot files (.env, .ssh)")
@@ -599,12 +606,13 @@ func (w *walker) callFunc(inv *invocation, fs funcSet) {
 		// Defined on some paths only: it may also be a program.
 		w.emitInv(inv, false)
 	}
-	savedW, savedR := w.wraps, w.redirs
+	savedW, savedR, savedRefs := w.wraps, w.redirs, w.redirRefs
 	if len(inv.wraps) > 0 {
 		w.wraps = append(slices.Clone(w.wraps), inv.wraps...)
 	}
 	if len(inv.redirs) > 0 {
 		w.redirs = append(slices.Clone(w.redirs), inv.redirs...)
+		w.redirRefs = unionRefs(w.redirRefs, inv.refs)
 	}
 	n := w.pushCtx("function " + name)
 	w.calls = append(w.calls, name)
@@ -621,8 +629,8 @@ func (w *walker) callFunc(inv *invocation, fs funcSet) {
 		if len(fs.defs) > 1 || sub == inv.st {
 			sub = sub.clone()
 		}
-		savedPos, savedKnown := sub.pos, sub.posKnown
-		sub.pos, sub.posKnown = slices.Clone(inv.args[1:]), true
+		savedPos, savedKnown, savedPosRefs := sub.pos, sub.posKnown, sub.posRefs
+		sub.pos, sub.posKnown, sub.posRefs = slices.Clone(inv.args[1:]), true, inv.refs
 		w.locals = append(w.locals, nil)
 		w.stmt(sub, def.body)
 		frame := w.locals[len(w.locals)-1]
@@ -636,13 +644,13 @@ func (w *walker) callFunc(inv *invocation, fs funcSet) {
 				sub.setVar(k, old)
 			}
 		}
-		sub.pos, sub.posKnown = savedPos, savedKnown
+		sub.pos, sub.posKnown, sub.posRefs = savedPos, savedKnown, savedPosRefs
 		outs = append(outs, sub)
 	}
 	w.leave()
 	w.calls = w.calls[:len(w.calls)-1]
 	w.popCtx(n)
-	w.wraps, w.redirs = savedW, savedR
+	w.wraps, w.redirs, w.redirRefs = savedW, savedR, savedRefs
 	if fs.none {
 		outs = append(outs, inv.st.clone())
 	}
@@ -661,7 +669,7 @@ func (w *walker) callFunc(inv *invocation, fs funcSet) {
 func (w *walker) shellScript(inv *invocation, wr Wrapper, ctx string, script field,
 	arg0 field, arg0Set bool, params []field, lang syntax.LangVariant, strict bool) {
 	st := inv.callSt.child()
-	st.pos, st.posKnown = params, true
+	st.pos, st.posKnown, st.posRefs = params, true, inv.refs
 	st.arg0, st.arg0Known = arg0, arg0Set
 	if !arg0Set && len(wr.Argv) > 0 {
 		st.arg0, st.arg0Known = lit(wr.Argv[0]), true
@@ -706,17 +714,18 @@ func (w *walker) walkScript(st *state, inv *invocation, wr Wrapper, ctx string, 
 }
 
 func (w *walker) walkStmts(st *state, inv *invocation, wr Wrapper, ctx string, stmts []*syntax.Stmt) {
-	savedW, savedR := w.wraps, w.redirs
+	savedW, savedR, savedRefs := w.wraps, w.redirs, w.redirRefs
 	w.wraps = append(append(slices.Clone(w.wraps), inv.wraps...), wr)
 	if len(inv.redirs) > 0 {
 		w.redirs = append(slices.Clone(w.redirs), inv.redirs...)
+		w.redirRefs = unionRefs(w.redirRefs, inv.refs)
 	}
 	n := w.pushCtx(ctx)
 	w.enter()
 	w.stmts(st, stmts)
 	w.leave()
 	w.popCtx(n)
-	w.wraps, w.redirs = savedW, savedR
+	w.wraps, w.redirs, w.redirRefs = savedW, savedR, savedRefs
 }
 
 // isStdinPath reports the file names that are the process's standard

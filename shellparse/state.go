@@ -23,17 +23,22 @@ type value struct {
 	// variable over a glob is. known is false: to everything but a plain
 	// expansion the value is unknown.
 	glob bool
+	// refs are the inherited variables (sorted names) whose values may
+	// have flowed into this one: x=$TOKEN gives x the refs [TOKEN].
+	refs []string
 }
 
 func (v value) equal(o value) bool {
 	return v.known == o.known && v.set == o.set && v.str == o.str &&
 		v.isArr == o.isArr && slices.Equal(v.arr, o.arr) &&
-		v.exported == o.exported && v.attr == o.attr && v.integer == o.integer && v.glob == o.glob
+		v.exported == o.exported && v.attr == o.attr && v.integer == o.integer && v.glob == o.glob &&
+		slices.Equal(v.refs, o.refs)
 }
 
-// unknownValue keeps the flags of v but forgets its contents.
+// unknownValue keeps the flags of v but forgets its contents; it keeps
+// what the contents may have come from.
 func (v value) unknown() value {
-	return value{exported: v.exported, attr: v.attr, integer: v.integer}
+	return value{exported: v.exported, attr: v.attr, integer: v.integer, refs: v.refs}
 }
 
 func knownString(s string) value { return value{known: true, set: true, str: s} }
@@ -79,11 +84,17 @@ type state struct {
 	namerefs bool
 	// allexport is set -a: every assignment is exported.
 	allexport bool
+	// pool are inherited names any variable may hold: those of variables
+	// no longer tracked, or assigned through a name reference.
+	pool []string
 	// parent is the state of the shell that started this one.
 	parent *state
 	// Positional parameters $1..., known when posKnown; $0 when arg0Known.
-	pos       []field
-	posKnown  bool
+	pos      []field
+	posKnown bool
+	// posRefs are the inherited names flowing into the positional
+	// parameters (all of them together).
+	posRefs   []string
 	arg0      field
 	arg0Known bool
 }
@@ -196,6 +207,7 @@ func (st *state) trim(room int) {
 	if len(st.vars)+room <= maxTracked {
 		return
 	}
+	st.pool = trimmedRefs(st.pool, st.vars)
 	kept := make(map[string]value)
 	for k, old := range st.vars {
 		if old.attr {
@@ -223,6 +235,10 @@ func (st *state) setVar(name string, v value) {
 	}
 	st.varsShared = false
 	st.vars[name] = v
+	if st.namerefs && len(v.refs) > 0 {
+		// The name may refer to any other variable.
+		st.pool = unionRefs(st.pool, v.refs)
+	}
 }
 
 func (st *state) ownFuncs() map[string]funcSet {
@@ -298,7 +314,7 @@ func (st *state) assign(name string, v value) {
 	old := st.lookup(name)
 	v.exported = v.exported || old.exported || st.allexport
 	if old.attr || dynamicSpecial(name) {
-		v = value{exported: v.exported, attr: old.attr, integer: old.integer}
+		v = value{exported: v.exported, attr: old.attr, integer: old.integer, refs: v.refs}
 	}
 	st.setVar(name, v)
 }
@@ -343,7 +359,8 @@ func (st *state) makeOpaque() {
 
 func (st *state) equal(o *state) bool {
 	if st.opaque != o.opaque || st.namerefs != o.namerefs || st.allexport != o.allexport || st.posKnown != o.posKnown ||
-		st.arg0Known != o.arg0Known || st.parent != o.parent {
+		st.arg0Known != o.arg0Known || st.parent != o.parent || !slices.Equal(st.pool, o.pool) ||
+		!slices.Equal(st.posRefs, o.posRefs) {
 		return false
 	}
 	if st.posKnown && !samePos(st.pos, o.pos) {
@@ -395,6 +412,12 @@ func mergeState(outs ...*state) state {
 		res.opaque = res.opaque || o.opaque
 		res.namerefs = res.namerefs || o.namerefs
 		res.allexport = res.allexport || o.allexport
+		if len(o.pool) > 0 {
+			res.pool = unionRefs(res.pool, o.pool)
+		}
+		if len(o.posRefs) > 0 {
+			res.posRefs = unionRefs(res.posRefs, o.posRefs)
+		}
 	}
 	res.parent = first.parent
 	sameVars := func(o *state) bool { return sameMap(o.vars, first.vars) && o.opaque == first.opaque }
@@ -409,10 +432,15 @@ func mergeState(outs ...*state) state {
 		}
 		differs := func(k string) {
 			var v value
+			var refs []string
 			for _, o := range outs {
 				ov := o.lookup(k)
 				v.exported = v.exported || ov.exported
 				v.attr = v.attr || ov.attr
+				refs = o.envRefs(k, refs)
+			}
+			if len(refs) > 0 {
+				v.refs = unionRefs(refs, nil)
 			}
 			vars[k] = v
 		}

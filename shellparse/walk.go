@@ -45,13 +45,18 @@ func (w *walker) stmtCmd(st *state, s *syntax.Stmt) {
 		for _, r := range s.Redirs {
 			w.walkRedirect(st, r)
 		}
+		mark := len(w.refBuf)
 		rs, stdin := w.evalRedirects(st, s.Redirs)
+		refs := w.takeRefs(mark)
 		if stdin == nil {
 			stdin = pipeIn
 		}
-		saved, savedIn := w.redirs, w.inStdin
+		saved, savedIn, savedRefs := w.redirs, w.inStdin, w.redirRefs
 		if len(rs) > 0 {
 			w.redirs = append(slices.Clone(w.redirs), rs...)
+		}
+		if len(refs) > 0 {
+			w.redirRefs = unionRefs(w.redirRefs, refs)
 		}
 		if stdin != nil {
 			w.inStdin = stdin
@@ -60,9 +65,9 @@ func (w *walker) stmtCmd(st *state, s *syntax.Stmt) {
 		w.enter()
 		w.compound(st, c)
 		w.leave()
-		w.redirs, w.inStdin = saved, savedIn
+		w.redirs, w.inStdin, w.redirRefs = saved, savedIn, savedRefs
 		if len(rs) > 0 && len(w.out) == start {
-			w.emit(Command{Redirects: rs, Notes: []string{"redirection without a command"}})
+			w.emit(Command{Redirects: rs, Notes: []string{"redirection without a command"}, EnvRefs: refs})
 		}
 	}
 }
@@ -304,13 +309,18 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 			w.walkWord(st, item)
 		}
 		var items []field
+		var refs []string
 		switch {
 		case l.InPos.IsValid():
+			mark := len(w.refBuf)
 			items = w.fields(st, l.Items)
+			refs = w.takeRefs(mark)
 		case st.posKnown:
 			items = slices.Clone(st.pos)
+			refs = st.posRefs
 		default:
 			items = []field{{val: "\"$@\"", dyn: true, tmpl: w.marker("\"$@\"")}}
+			refs = st.posRefs
 		}
 		vname := l.Name.Value
 		set := func(s *state, f field) {
@@ -324,6 +334,7 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 			default:
 				w.assignVar(s, vname, knownString(f.val))
 			}
+			s.setRefs(vname, refs)
 			if c.Select {
 				s.forget("REPLY")
 			}
@@ -333,6 +344,7 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 		iter := func(s *state) {
 			if len(items) == 0 || len(items) > maxLoopItems {
 				s.forget(vname)
+				s.setRefs(vname, refs)
 				w.stmts(s, c.Do)
 				return
 			}
@@ -366,7 +378,7 @@ func equalCommands(a, b []Command) bool {
 	for i := range a {
 		if a[i].String() != b[i].String() || a[i].Dynamic != b[i].Dynamic ||
 			!slices.Equal(a[i].Argv, b[i].Argv) || !slices.Equal(a[i].Context, b[i].Context) ||
-			!slices.Equal(a[i].Notes, b[i].Notes) {
+			!slices.Equal(a[i].Notes, b[i].Notes) || !slices.Equal(a[i].EnvRefs, b[i].EnvRefs) {
 			return false
 		}
 	}
@@ -471,12 +483,12 @@ func (w *walker) walkParts(st *state, parts []syntax.WordPart) {
 
 func (w *walker) subst(st *state, ctx string, stmts []*syntax.Stmt) {
 	n := w.pushCtx(ctx)
-	savedR, savedP, savedI := w.redirs, w.pipeIn, w.inStdin
-	w.redirs, w.pipeIn, w.inStdin = nil, nil, nil
+	savedR, savedP, savedI, savedRefs := w.redirs, w.pipeIn, w.inStdin, w.redirRefs
+	w.redirs, w.pipeIn, w.inStdin, w.redirRefs = nil, nil, nil, nil
 	w.enter()
 	w.stmts(st.clone(), stmts)
 	w.leave()
-	w.redirs, w.pipeIn, w.inStdin = savedR, savedP, savedI
+	w.redirs, w.pipeIn, w.inStdin, w.redirRefs = savedR, savedP, savedI, savedRefs
 	w.popCtx(n)
 }
 
@@ -813,6 +825,8 @@ type stdinBody struct {
 	// inherited is set for the input of an enclosing compound command,
 	// which several commands may share.
 	inherited bool
+	// refs are the inherited variables whose values flow into the body.
+	refs []string
 	// lazy, when set, computes the body when it is needed: the output of
 	// the previous command of a pipeline, lazyPrev run in lazySt
 	// (staticOutput; it may be nil).
@@ -841,6 +855,12 @@ func (w *walker) evalRedirects(st *state, rs []*syntax.Redirect) ([]Redirect, *s
 	}
 	out := make([]Redirect, 0, len(rs))
 	var stdin *stdinBody
+	mark := len(w.refBuf)
+	defer func() {
+		if stdin != nil {
+			stdin.refs = w.peekRefs(mark)
+		}
+	}()
 	for _, r := range rs {
 		red := Redirect{Op: r.Op.String()}
 		if r.N != nil {

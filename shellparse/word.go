@@ -196,6 +196,7 @@ func (w *walker) exactParam(st *state, word *syntax.Word) ([]field, bool) {
 	if !ok || !plainParam(pe) {
 		return nil, false
 	}
+	w.noteRefs(st, pe)
 	name := pe.Param.Value
 	if name == "@" && quoted {
 		return append([]field(nil), st.pos...), true
@@ -774,6 +775,7 @@ func (w *walker) escSegs(s string, out []seg) []seg {
 
 // paramSegs expands a parameter expansion.
 func (w *walker) paramSegs(st *state, pe *syntax.ParamExp, quoted bool, out []seg) []seg {
+	w.noteRefs(st, pe)
 	r := w.param(st, pe)
 	if !r.known {
 		sg := seg{dyn: true, src: w.source(pe)}
