@@ -1697,10 +1697,15 @@ func identChar(b byte) bool {
 // runsLaterPath reports a file whose content a program runs later without
 // a command line anyone judges: a git hook or git's configuration (which
 // names pagers, editors, fsmonitor and filter programs), direnv's .envrc,
-// and the shell's startup files in the home directory.
+// the shell's startup files in the home directory and the system's.
 func runsLaterPath(p, home string) bool {
 	if strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/hooks") || strings.HasSuffix(p, "/.git/config") ||
 		path.Base(p) == ".envrc" {
+		return true
+	}
+	switch {
+	case p == "/etc/profile", p == "/etc/bash.bashrc", p == "/etc/bashrc", p == "/etc/environment", p == "/etc/zshenv",
+		p == "/etc/zsh/zshenv", p == "/etc/zsh/zshrc", p == "/etc/profile.d", strings.HasPrefix(p, "/etc/profile.d/"):
 		return true
 	}
 	if home == "" || path.Dir(p) != home {

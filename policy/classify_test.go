@@ -271,6 +271,8 @@ func TestSecurityWritingWhatRunsLater(t *testing.T) {
 		{"echo x >> ~/.bashrc", true},
 		{"echo x >> /home/u/.zshenv", true},
 		{"echo x >> ~/.config/fish/config.fish", true},
+		{"sort README.md -o /etc/profile", true},
+		{"echo x > /etc/profile.d/x.sh", true},
 		{"echo x > .git/description", false},
 		{"echo x >> notes/.bashrc", false},
 		{"touch notes.txt", false},

@@ -205,9 +205,9 @@ func (p *Prepared) ordinaryDir(d string) bool {
 		if rest == "" {
 			return false // holds system directories (/usr/lib, /var/lib)
 		}
-	case "home":
+	case "home", "Users":
 		if strings.Count(rest, "/") < 1 {
-			return false // /home or /home/NAME
+			return false // /home or /home/NAME (/Users on macOS)
 		}
 	}
 	if !p.protectedLiteral {

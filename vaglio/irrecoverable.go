@@ -38,10 +38,11 @@ type broad struct {
 	why     string
 }
 
-// systemDirs are the top-level system directories.
-func systemDirs() [17]string {
+// systemDirs are the top-level system directories (and macOS's home
+// directories' parent, /Users).
+func systemDirs() [18]string {
 	return [...]string{"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
-		"/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var"}
+		"/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/Users"}
 }
 
 // systemSubdirs are the directories below them that hold the installed
@@ -71,7 +72,7 @@ func (c *checker) broadDirs() []broad {
 		out = append(out, broad{d, d, "a system directory"})
 	}
 	// Every home directory, not only the user's: "/home/*" is a pattern.
-	out = append(out, broad{"/home/*", "/home/*", "a home directory"})
+	out = append(out, broad{"/home/*", "/home/*", "a home directory"}, broad{"/Users/*", "/Users/*", "a home directory"})
 	c.broad = out
 	return out
 }
@@ -102,9 +103,9 @@ func (c *checker) broadTarget(cd candidate) (b broad, contents, ok bool) {
 }
 
 // pattern is the rule pattern naming the directory: its path, escaped,
-// except for "/home/*", which names every home directory.
+// except for "/home/*" and "/Users/*", which name every home directory.
 func (b broad) pattern() string {
-	if b.path == "/home/*" {
+	if b.path == "/home/*" || b.path == "/Users/*" {
 		return b.path
 	}
 	return escapeGlob(b.path)

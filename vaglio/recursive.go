@@ -266,7 +266,7 @@ func (c *checker) secretRoots() []pathRule {
 		if subtree {
 			body += "/**"
 		}
-		for _, home := range []string{escapeGlob(c.r.home), "/home/*", "/root"} {
+		for _, home := range []string{escapeGlob(c.r.home), "/home/*", "/Users/*", "/root"} {
 			if home == "" || home == "/" {
 				continue
 			}
