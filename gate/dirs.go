@@ -51,6 +51,32 @@ func cdpathUnknown(cmds []shellparse.Command, place *policy.Place, home string) 
 	}
 }
 
+// afterCdpath reports a command that comes after a bare cd target CDPATH
+// may resolve elsewhere ("CDPATH=~; cd .ssh && cat id_rsa"): where it runs
+// is not known, so it is never allowed without asking.
+func (d *cmdDirs) afterCdpath(i int) bool {
+	if !d.cdpath {
+		return false
+	}
+	for k := 0; k < i; k++ {
+		c := d.cmds[k]
+		if !isCd(c) {
+			continue
+		}
+		if policy.CdTargetBare(c, d.home) {
+			return true
+		}
+		// The parser writes a target CDPATH set in the script may change
+		// as $CDPATH/NAME.
+		for _, w := range c.Argv[1:] {
+			if w.Dynamic && strings.Contains(w.Value, "CDPATH") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func isCd(c shellparse.Command) bool {
 	switch c.Name() {
 	case "cd", "pushd", "popd", "chdir":

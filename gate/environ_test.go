@@ -95,6 +95,13 @@ func TestSecurityCdpathFromTheEnvironment(t *testing.T) {
 			t.Errorf("%s with CDPATH=/: allow (%s)", script, d.Reason)
 		}
 	}
+	// Set in the script, at level full: where cat runs is not known.
+	f.g.cfg.Environ = func() []string { return []string{"HOME=" + f.home, "PATH=/usr/bin:/bin"} }
+	for _, script := range []string{"CDPATH=~ cd .ssh && cat id_rsa", "CDPATH=/; cd etc && cat shadow"} {
+		if d := f.decide(t, Mode{DryRun: true}, "bash", "-c", script); d.Outcome == policy.Allow {
+			t.Errorf("%s: allow (%s)", script, d.Reason)
+		}
+	}
 	// Without CDPATH, a cd joined by && runs the next command in its
 	// target only.
 	f.g.cfg.Environ = func() []string { return []string{"HOME=" + f.home, "PATH=/usr/bin:/bin"} }

@@ -402,7 +402,10 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			det.result = res
 			cd.Policy = &det.result
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
-			if res.Outcome != policy.Deny && scorer == nil {
+			if cd.Outcome == policy.Allow && dirs.afterCdpath(i) {
+				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, "parse", "CDPATH may take a cd NAME before it to another directory than NAME below this one"
+			}
+			if cd.Outcome != policy.Deny && scorer == nil {
 				det.verdict = ruleJudge(judge, req.Reason, cd, "")
 				cd.judged(&det.verdict)
 			}
