@@ -142,15 +142,15 @@ func (d *cmdDirs) after(k int, dirs []string) ([]string, bool) {
 	return policy.CdTargets(c, dirs, d.home)
 }
 
-// checker returns the guard for command i: the script's, or one for the
-// narrower directories it may start in.
-func (d *cmdDirs) checker(i int, all vaglio.DirChecker, p *vaglio.Prepared) (vaglio.DirChecker, []string) {
+// checker returns the guard for command i and the directories it may
+// start in: the script's, or, narrow, those after the cd it depends on.
+func (d *cmdDirs) checker(i int, all vaglio.DirChecker, p *vaglio.Prepared) (vaglio.DirChecker, []string, bool) {
 	if d.cmds[i].AfterCd == 0 {
-		return all, d.place.Dirs
+		return all, d.place.Dirs, false
 	}
 	dirs, narrow := d.of(i)
 	if !narrow {
-		return all, d.place.Dirs
+		return all, d.place.Dirs, false
 	}
-	return p.ForDirs(dirs), dirs
+	return p.ForDirs(dirs), dirs, true
 }

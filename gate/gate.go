@@ -338,6 +338,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		pathShadows(script.Commands, pathEnv, writablePathDirs(pathEnv, ws, g.cfg.UserHome))
 	}
 	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
+	place.Workspace = ws
 	cdpath := mayUseCdpath(env, req.Argv)
 	if cdpath {
 		cdpathUnknown(script.Commands, &place, g.cfg.UserHome)
@@ -367,7 +368,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	for i, cmd := range script.Commands {
 		cd := &dec.Commands[i]
 		cd.Command, cd.Text = cmd, cmd.String()
-		guard, guardDirs := dirs.checker(i, allDirs, prepared)
+		guard, guardDirs, narrow := dirs.checker(i, allDirs, prepared)
 		if explain {
 			cd.GuardChecks, cd.GuardDirs = guardChecks, guardDirs
 		}
@@ -376,10 +377,15 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Guard = policy.Deny, "guard", "guard", &h
 			cd.Reason = "guard: " + hit.Reason
 		} else {
-			in.Command = cmd
+			in.Command, in.Place = cmd, place
+			if narrow {
+				// Its relative paths name what they name in those
+				// directories only.
+				in.Place.Dirs = guardDirs
+			}
 			var cl *policy.Classification
 			if g.cfg.Extra != nil {
-				c := policy.Classify(cmd, place)
+				c := policy.Classify(cmd, in.Place)
 				cl = &c
 			}
 			res, err := evaluate(ctx, g.cfg.Policy, in, cl, grants, cd, explain)

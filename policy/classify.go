@@ -49,6 +49,9 @@ type Place struct {
 	// known statically: relative targets are then dynamic.
 	UnknownDir bool
 	Home       string
+	// Workspace, when set, is the project the commands work on: a delete
+	// outside it, the temp directories and ~/.cache asks at every level.
+	Workspace string
 }
 
 // toolKind says how a program's arguments map to accesses.
@@ -484,6 +487,14 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 			}
 		default:
 			c.add(pl, FSRead, r.Target)
+		}
+	}
+	if c.Verb == "delete" && pl.Workspace != "" {
+		for _, a := range c.Accesses {
+			if a.Capability == FSWrite && !a.Dynamic && !deletable(a.Target, pl) {
+				c.raise(Ask, "deletes outside the workspace ("+a.Target+")")
+				break
+			}
 		}
 	}
 	runsLater := false
@@ -1716,4 +1727,17 @@ func runsLaterPath(p, home string) bool {
 		return true
 	}
 	return false
+}
+
+// deletable reports a path a delete may remove at any level without
+// asking: inside the workspace, a temp directory or ~/.cache.
+func deletable(p string, pl Place) bool {
+	within := func(dir string) bool {
+		return dir != "" && (p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/"))
+	}
+	if p == pl.Workspace || p == "/tmp" || p == "/var/tmp" {
+		return false
+	}
+	return within(pl.Workspace) || within("/tmp") || within("/var/tmp") || within("/dev/shm") ||
+		(pl.Home != "" && within(path.Join(pl.Home, ".cache")))
 }

@@ -290,3 +290,39 @@ func TestSecurityWritingWhatRunsLater(t *testing.T) {
 		}
 	}
 }
+
+// TestSecurityDeleteOutsideTheWorkspaceAsks: with the workspace known, a
+// delete outside it, the temp directories and ~/.cache raises the floor
+// to ask, whatever the level.
+func TestSecurityDeleteOutsideTheWorkspaceAsks(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		asks   bool
+	}{
+		{"rm -rf /opt/app", true},
+		{"rm /etc/hosts", true},
+		{"rm ~/notes.txt", true},
+		{"shred -u /srv/data.db", true},
+		{"rm -rf /w", true},
+		{"rm -rf build", false},
+		{"rm -rf /w/dist", false},
+		{"rm -f /tmp/x /var/tmp/y", false},
+		{"rm -rf ~/.cache/go-build", false},
+		{"touch /opt/x", false},
+	} {
+		s, err := shellparse.ParseScript(tc.script, shellparse.Env{Home: "/home/u", Cwd: "/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := PlaceOf(s, "/w", "/home/u")
+		pl.Workspace = "/w"
+		cl := Classify(s.Commands[0], pl)
+		if asks := cl.Floor == Ask; asks != tc.asks {
+			t.Errorf("%s: floor %s (%s), want ask %v", tc.script, cl.Floor, cl.FloorReason, tc.asks)
+		}
+		// Without a workspace (a policy test's place), no floor.
+		if cl := Classify(s.Commands[0], PlaceOf(s, "/w", "/home/u")); cl.Floor == Ask && tc.asks && strings.HasPrefix(cl.FloorReason, "deletes outside") {
+			t.Errorf("%s: floor without a workspace", tc.script)
+		}
+	}
+}

@@ -127,6 +127,9 @@ func (p *Policy) evaluate(ctx context.Context, in Input, grants GrantChecker, tr
 }
 
 func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classification, grants GrantChecker, tr *tracer) (Result, error) {
+	// in is this call's copy: what an earlier command cached in the
+	// caller's Input is not this command's.
+	in.joined = [2]joinedText{}
 	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
 	if len(cl.Accesses) > 0 {
 		res.Accesses = make([]AccessResult, len(cl.Accesses))

@@ -74,6 +74,7 @@ func (p *Policy) EvaluateRequest(ctx context.Context, req Request, grants GrantC
 		ws = req.Cwd
 	}
 	pl := PlaceOf(script, req.Cwd, req.Home)
+	pl.Workspace = ws
 	worst := -1
 	for _, c := range script.Commands {
 		in := Input{Command: c, Place: pl, Workspace: ws, Level: req.Level, Channel: req.Channel,
@@ -260,6 +261,7 @@ func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 		snd = def.sender
 	}
 	pl := PlaceOf(script, cwd, ExampleHome)
+	pl.Workspace = ws
 	for _, c := range script.Commands {
 		in := Input{Command: c, Place: pl, Workspace: ws, Level: level, Channel: ch, Sender: snd, Cwd: cwd, Reason: ex.Reason}
 		cl := Classify(c, pl)
