@@ -1692,7 +1692,11 @@ func jqReadsEnv(prog string) bool {
 			return false
 		}
 		j += i
-		before := j == 0 || !identChar(prog[j-1])
+		// .env is a key, not the builtin.
+		before := j == 0 || !identChar(prog[j-1]) && prog[j-1] != '.' && prog[j-1] != '$'
+		if j > 0 && prog[j-1] == '"' {
+			before = false // ."env" or a string "env..."
+		}
 		after := j+3 == len(prog) || !identChar(prog[j+3])
 		if before && after {
 			return true

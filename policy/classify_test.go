@@ -160,6 +160,9 @@ func TestSecurityShowingTheEnvironmentReadsIt(t *testing.T) {
 		{[]shellparse.Word{{Value: "yq"}, {Value: "-n"}, {Value: "strenv(X)"}}, true},
 		{[]shellparse.Word{{Value: "jq"}, {Value: ".environment"}, {Value: "f.json"}}, false},
 		{[]shellparse.Word{{Value: "jq"}, {Value: ".name"}, {Value: "package.json"}}, false},
+		{[]shellparse.Word{{Value: "jq"}, {Value: ".env"}, {Value: "vercel.json"}}, false},
+		{[]shellparse.Word{{Value: "jq"}, {Value: ".services.web.env.PORT"}, {Value: "c.json"}}, false},
+		{[]shellparse.Word{{Value: "jq"}, {Value: "-n"}, {Value: "env | keys"}}, true},
 	} {
 		cl := Classify(shellparse.Command{Argv: tc.argv}, pl)
 		got := false

@@ -144,8 +144,85 @@ func argRoles(name string, argv []shellparse.Word, buf []role) []role {
 		return zipRoles(args, buf)
 	case name == "7z" || name == "7za" || name == "7zr":
 		return sevenZipRoles(args, buf)
+	case name == "jq" || name == "gojq" || name == "jaq" || name == "yq":
+		return jqRoles(name, args, newRoles(buf, len(args)))
 	}
 	return nil
+}
+
+// jqRoles marks the filter of jq and its relatives as text: ".env" in
+// "jq .env config.json" reads a key, not a file. jq's filters open no
+// file; yq's load operators do (load_str("~/.ssh/id_rsa")), so a yq
+// filter that names one stays a path. Files given to --slurpfile,
+// --rawfile and -f (whose filter then comes from that file) are paths;
+// the values of --arg, --argjson and the like are text, as are the
+// positional values after --args or --jsonargs.
+func jqRoles(name string, args []shellparse.Word, roles []role) []role {
+	filterSeen := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if a.Dynamic {
+			continue // a path, for all the guard knows
+		}
+		switch {
+		case v == "--arg" || v == "--argjson":
+			for j := i + 1; j <= i+2 && j < len(roles); j++ {
+				roles[j] = roleText
+			}
+			i += 2
+			continue
+		case v == "--slurpfile" || v == "--rawfile":
+			if i+1 < len(roles) {
+				roles[i+1] = roleText // the variable's name; the file stays a path
+			}
+			i += 2
+			continue
+		case v == "-f" || v == "--from-file":
+			filterSeen = true // the filter is that file
+			i++
+			continue
+		case v == "--args" || v == "--jsonargs":
+			if filterSeen {
+				for j := i + 1; j < len(roles); j++ {
+					roles[j] = roleText
+				}
+				return roles
+			}
+			continue
+		case name == "yq" && (v == "e" || v == "eval" || v == "ea" || v == "eval-all") && !filterSeen && i == firstOperand(args):
+			roles[i] = roleText
+			continue
+		case name == "yq" && (v == "-o" || v == "--output-format" || v == "-p" || v == "--input-format" || v == "-I" || v == "--indent"):
+			if i+1 < len(roles) {
+				roles[i+1] = roleText
+			}
+			i++
+			continue
+		case v == "--indent" || v == "-L" && name != "yq":
+			i++
+			continue
+		case strings.HasPrefix(v, "-") && v != "-":
+			continue
+		}
+		if !filterSeen {
+			filterSeen = true
+			if name != "yq" || !strings.Contains(v, "load") {
+				roles[i] = roleText
+			}
+		}
+	}
+	return roles
+}
+
+// firstOperand returns the index of the first argument that is no option.
+func firstOperand(args []shellparse.Word) int {
+	for i, a := range args {
+		if !strings.HasPrefix(a.Value, "-") || a.Value == "-" {
+			return i
+		}
+	}
+	return -1
 }
 
 // The exclusion options of the archivers, copiers and searchers take a

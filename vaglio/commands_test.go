@@ -69,3 +69,38 @@ func TestCheckIgnoreRoles(t *testing.T) {
 		t.Errorf("roles %v", roles)
 	}
 }
+
+// TestJqFilterRoles: a jq or yq filter is text ("jq .env f.json" reads a
+// key), the files it is given stay paths, and a yq filter that loads a
+// file stays a path.
+func TestJqFilterRoles(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		text []int // indexes in argv (0 is the program) of the text words
+	}{
+		{"jq .env f.json", []int{1}},
+		{"jq -r .env.NODE_ENV config.json", []int{2}},
+		{"jq . .env", []int{1}},
+		{"jq -f .env x.json", nil},
+		{"jq --arg v .env .a x.json", []int{2, 3, 4}},
+		{"jq --rawfile k .env .a", []int{2, 4}},
+		{"jq -n $ARGS --args .env", []int{2, 4}},
+		{"yq .env docker-compose.yml", []int{1}},
+		{"yq e .env x.yml", []int{1, 2}},
+		{"yq -o json .a .env", []int{2, 3}},
+		{"yq -n load_str(\"/home/u/.ssh/id_rsa\")", nil},
+	} {
+		argv := words(tc.line)
+		roles := argRoles(baseName(argv[0].Value), argv, nil)
+		want := map[int]bool{}
+		for _, i := range tc.text {
+			want[i] = true
+		}
+		for i := 1; i < len(argv); i++ {
+			got := roles != nil && roles[i-1] == roleText
+			if got != want[i] {
+				t.Errorf("%s: argument %d (%s) text = %v, want %v", tc.line, i, argv[i].Value, got, want[i])
+			}
+		}
+	}
+}
