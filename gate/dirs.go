@@ -44,7 +44,7 @@ func mayUseCdpath(environ []string, argv []string) bool {
 // apply to a bare cd target of the script.
 func cdpathUnknown(cmds []shellparse.Command, place *policy.Place, home string) {
 	for _, c := range cmds {
-		if isCd(c) && policy.CdTargetBare(c, home) {
+		if policy.ChangesDir(c) && policy.CdTargetBare(c, home) {
 			place.UnknownDir = true
 			return
 		}
@@ -60,7 +60,7 @@ func (d *cmdDirs) afterCdpath(i int) bool {
 	}
 	for k := 0; k < i; k++ {
 		c := d.cmds[k]
-		if !isCd(c) {
+		if !policy.ChangesDir(c) {
 			continue
 		}
 		if policy.CdTargetBare(c, d.home) {
@@ -77,25 +77,17 @@ func (d *cmdDirs) afterCdpath(i int) bool {
 	return false
 }
 
-func isCd(c shellparse.Command) bool {
-	switch c.Name() {
-	case "cd", "pushd", "popd", "chdir":
-		return true
-	}
-	return false
-}
-
 // of returns the directories command i may start in, and whether they are
 // narrower than the place's.
 func (d *cmdDirs) of(i int) ([]string, bool) {
 	c := d.cmds[i]
 	k := c.AfterCd - 1
-	if k < 0 || k >= i || !isCd(d.cmds[k]) {
+	if k < 0 || k >= i || !policy.ChangesDir(d.cmds[k]) {
 		return d.place.Dirs, false
 	}
 	dirs, ok := d.afterGate(k)
 	for j := k + 1; ok && j < i; j++ {
-		if isCd(d.cmds[j]) {
+		if policy.ChangesDir(d.cmds[j]) {
 			var next []string
 			if next, ok = d.after(j, dirs); ok {
 				dirs = slices.Clone(dirs)

@@ -174,14 +174,23 @@ func (d *decoder) channelCommand(n *yaml.Node) ([]string, *Error) {
 
 // checkWebhook returns why s is not a usable webhook URL, or "".
 func checkWebhook(s string) string {
+	if why := httpURLProblem(s); why != "" {
+		return fmt.Sprintf("channel webhook %q %s", s, why)
+	}
+	return ""
+}
+
+// httpURLProblem returns why s is not an http or https URL with a host
+// ("is not a URL", "must be an http or https URL", "has no host"), or "".
+func httpURLProblem(s string) string {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("channel webhook %q is not a URL", s)
+		return "is not a URL"
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("channel webhook %q must be an http or https URL", s)
+		return "must be an http or https URL"
 	case u.Host == "":
-		return fmt.Sprintf("channel webhook %q has no host", s)
+		return "has no host"
 	}
 	return ""
 }

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"sync"
 	"time"
@@ -75,8 +74,7 @@ func (d *decoder) judgeKey(k, v *yaml.Node, j *JudgeModel) (ok bool, err *Error)
 		if err != nil {
 			return true, err
 		}
-		u, perr := url.Parse(s)
-		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if httpURLProblem(s) != "" {
 			return true, d.errAt(v, fmt.Sprintf("judge endpoint %q must be an http or https URL, e.g. http://127.0.0.1:11434/v1/chat/completions", s))
 		}
 		j.Endpoint = s

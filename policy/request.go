@@ -101,9 +101,7 @@ func PlaceOf(s *shellparse.Script, cwd, home string) Place {
 	pl := Place{Dirs: []string{cwd}, Home: home}
 	seen := map[string]bool{cwd: true}
 	for _, c := range s.Commands {
-		switch c.Name() {
-		case "cd", "pushd", "popd", "chdir":
-		default:
+		if !ChangesDir(c) {
 			continue
 		}
 		next, ok := CdTargets(c, pl.Dirs, home)
@@ -119,6 +117,16 @@ func PlaceOf(s *shellparse.Script, cwd, home string) Place {
 		}
 	}
 	return pl
+}
+
+// ChangesDir reports a command that changes the shell's working directory:
+// cd, pushd, popd, chdir.
+func ChangesDir(c shellparse.Command) bool {
+	switch c.Name() {
+	case "cd", "pushd", "popd", "chdir":
+		return true
+	}
+	return false
 }
 
 // CdTargets returns the directories a cd, pushd or chdir moves to when it
