@@ -73,8 +73,28 @@ type seccompArch struct {
 	// x32 is true where calls carrying x32Bit belong to another ABI.
 	x32                                                  bool
 	socket, socketpair, ioctl, sendto, sendmsg, sendmmsg uint32
+	// clone and unshare fail with EPERM when their flags ask for a new
+	// namespace; clone3, whose flags the filter cannot read, fails with
+	// ENOSYS, so that C libraries fall back to clone.
+	clone, unshare, clone3 uint32
 	// refused always fail with EPERM.
 	refused []syscallNr
+}
+
+// cloneNewNamespaces are the clone and unshare flags that make a new
+// namespace: CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+// CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET and CLONE_NEWTIME.
+const cloneNewNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+	unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET | unix.CLONE_NEWTIME
+
+// mountCalls are the system calls that change mounts, and setns; their
+// numbers are the same on amd64 and arm64 from open_tree on.
+func mountCalls(mount, umount2, pivotRoot, setns uint32) []syscallNr {
+	return []syscallNr{
+		{"mount", mount}, {"umount2", umount2}, {"pivot_root", pivotRoot}, {"setns", setns},
+		{"open_tree", 428}, {"move_mount", 429}, {"fsopen", 430}, {"fsconfig", 431}, {"fsmount", 432},
+		{"fspick", 433}, {"mount_setattr", 442},
+	}
 }
 
 // archFor returns the system call table for a Go architecture. The filter
@@ -86,7 +106,8 @@ func archFor(goarch string) (seccompArch, bool) {
 		return seccompArch{
 			goarch: goarch, audit: unix.AUDIT_ARCH_X86_64, x32: true,
 			socket: 41, socketpair: 53, ioctl: 16, sendto: 44, sendmsg: 46, sendmmsg: 307,
-			refused: append(ioUring,
+			clone: 56, unshare: 272, clone3: 435,
+			refused: append(append(ioUring, mountCalls(165, 166, 155, 308)...),
 				syscallNr{"bpf", 321}, syscallNr{"perf_event_open", 298}, syscallNr{"userfaultfd", 323},
 				syscallNr{"keyctl", 250}, syscallNr{"add_key", 248}, syscallNr{"request_key", 249}),
 		}, true
@@ -94,7 +115,8 @@ func archFor(goarch string) (seccompArch, bool) {
 		return seccompArch{
 			goarch: goarch, audit: unix.AUDIT_ARCH_AARCH64,
 			socket: 198, socketpair: 199, ioctl: 29, sendto: 206, sendmsg: 211, sendmmsg: 269,
-			refused: append(ioUring,
+			clone: 220, unshare: 97, clone3: 435,
+			refused: append(append(ioUring, mountCalls(40, 39, 41, 268)...),
 				syscallNr{"bpf", 280}, syscallNr{"perf_event_open", 241}, syscallNr{"userfaultfd", 282},
 				syscallNr{"keyctl", 219}, syscallNr{"add_key", 217}, syscallNr{"request_key", 218}),
 		}, true
@@ -133,7 +155,7 @@ func (p filterPolicy) describe() string {
 	if p.noFastOpen {
 		b.WriteString("; TCP Fast Open sends refused")
 	}
-	b.WriteString("; io_uring, TIOCSTI, TIOCLINUX, bpf, perf_event_open, userfaultfd and the kernel keyring refused")
+	b.WriteString("; io_uring, TIOCSTI, TIOCLINUX, bpf, perf_event_open, userfaultfd, the kernel keyring, new namespaces, setns and mounts refused")
 	return b.String()
 }
 
@@ -152,6 +174,9 @@ func seccompProgram(arch seccompArch, p filterPolicy) ([]unix.SockFilter, error)
 	a.jeq(arch.socket, "socket", "")
 	a.jeq(arch.socketpair, "socketpair", "")
 	a.jeq(arch.ioctl, "ioctl", "")
+	a.jeq(arch.clone, "nsflags", "")
+	a.jeq(arch.unshare, "nsflags", "")
+	a.jeq(arch.clone3, "enosys", "")
 	for _, c := range arch.refused {
 		a.jeq(c.nr, "eperm", "")
 	}
@@ -161,6 +186,10 @@ func seccompProgram(arch seccompArch, p filterPolicy) ([]unix.SockFilter, error)
 		a.jeq(arch.sendmsg, "flags2", "")
 	}
 	a.ret(retAllow)
+
+	a.label("nsflags")
+	a.load(argLow(0))
+	a.jset(cloneNewNamespaces, "eperm", "allow")
 
 	a.label("ioctl")
 	a.load(argLow(1))

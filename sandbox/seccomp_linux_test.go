@@ -173,6 +173,15 @@ func TestSeccompProgram(t *testing.T) {
 		{"io_uring_setup", nr(425), [6]uint64{1}, all, "EPERM"},
 		{"io_uring_enter", nr(426), [6]uint64{}, all, "EPERM"},
 		{"io_uring_register", nr(427), [6]uint64{}, all, "EPERM"},
+		{"clone of a thread", func(a seccompArch) uint32 { return a.clone }, [6]uint64{unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_THREAD}, all, "allow"},
+		{"clone, new user namespace", func(a seccompArch) uint32 { return a.clone }, [6]uint64{unix.CLONE_NEWUSER | uint64(unix.SIGCHLD)}, all, "EPERM"},
+		{"clone, new mount namespace", func(a seccompArch) uint32 { return a.clone }, [6]uint64{unix.CLONE_NEWNS}, all, "EPERM"},
+		{"clone, new time namespace", func(a seccompArch) uint32 { return a.clone }, [6]uint64{unix.CLONE_NEWTIME}, all, "EPERM"},
+		{"clone, new net namespace, upper half set", func(a seccompArch) uint32 { return a.clone }, [6]uint64{high | unix.CLONE_NEWNET}, all, "EPERM"},
+		{"unshare of the file table", func(a seccompArch) uint32 { return a.unshare }, [6]uint64{unix.CLONE_FILES | unix.CLONE_FS}, all, "allow"},
+		{"unshare, new user namespace", func(a seccompArch) uint32 { return a.unshare }, [6]uint64{unix.CLONE_NEWUSER}, all, "EPERM"},
+		{"unshare, new pid namespace", func(a seccompArch) uint32 { return a.unshare }, [6]uint64{unix.CLONE_NEWPID}, all, "EPERM"},
+		{"clone3", func(a seccompArch) uint32 { return a.clone3 }, [6]uint64{}, all, "ENOSYS"},
 		{"x32 socket", func(a seccompArch) uint32 { return x32Bit | a.socket }, [6]uint64{afInet, sockRaw}, all, "x32"},
 	}
 	for _, goarch := range []string{"amd64", "arm64"} {
@@ -241,7 +250,8 @@ func containsPolicy(ps []filterPolicy, p filterPolicy) bool {
 }
 
 func isNamed(a seccompArch, nr uint32) bool {
-	if nr == a.socket || nr == a.socketpair || nr == a.ioctl || nr == a.sendto || nr == a.sendmsg || nr == a.sendmmsg {
+	if nr == a.socket || nr == a.socketpair || nr == a.ioctl || nr == a.sendto || nr == a.sendmsg || nr == a.sendmmsg ||
+		nr == a.clone || nr == a.unshare || nr == a.clone3 {
 		return true
 	}
 	for _, c := range a.refused {
@@ -261,6 +271,7 @@ func TestSeccompArchMatchesHost(t *testing.T) {
 	named := map[string]uint32{
 		"socket": arch.socket, "socketpair": arch.socketpair, "ioctl": arch.ioctl,
 		"sendto": arch.sendto, "sendmsg": arch.sendmsg, "sendmmsg": arch.sendmmsg,
+		"clone": arch.clone, "unshare": arch.unshare, "clone3": arch.clone3,
 	}
 	for _, c := range arch.refused {
 		named[c.name] = c.nr
@@ -272,6 +283,11 @@ func TestSeccompArchMatchesHost(t *testing.T) {
 		"io_uring_register": unix.SYS_IO_URING_REGISTER, "bpf": unix.SYS_BPF,
 		"perf_event_open": unix.SYS_PERF_EVENT_OPEN, "userfaultfd": unix.SYS_USERFAULTFD,
 		"keyctl": unix.SYS_KEYCTL, "add_key": unix.SYS_ADD_KEY, "request_key": unix.SYS_REQUEST_KEY,
+		"clone": unix.SYS_CLONE, "unshare": unix.SYS_UNSHARE, "clone3": unix.SYS_CLONE3, "setns": unix.SYS_SETNS,
+		"mount": unix.SYS_MOUNT, "umount2": unix.SYS_UMOUNT2, "pivot_root": unix.SYS_PIVOT_ROOT,
+		"open_tree": unix.SYS_OPEN_TREE, "move_mount": unix.SYS_MOVE_MOUNT, "fsopen": unix.SYS_FSOPEN,
+		"fsconfig": unix.SYS_FSCONFIG, "fsmount": unix.SYS_FSMOUNT, "fspick": unix.SYS_FSPICK,
+		"mount_setattr": unix.SYS_MOUNT_SETATTR,
 	}
 	if len(named) != len(host) {
 		t.Errorf("table names %d calls, want %d", len(named), len(host))
