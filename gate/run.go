@@ -395,6 +395,8 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		ExtraRead: sb.cfg.Read, ExtraWrite: sb.cfg.Write, Caches: caches,
 		Protected: g.cfg.Paths.Protected(), Secrets: sandbox.DefaultSecrets(g.cfg.UserHome),
 		Network: network, Required: sb.requiredBy != "", RequireTCP: sb.limitsTCP,
+		PathDirs: filepath.SplitList(g.commandEnv("PATH")), GitConfig: writesGitConfig(dec),
+		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(g.commandEnv),
 	}
 	if network {
 		o.Ports, o.Bind = sb.cfg.Ports, sb.cfg.Bind

@@ -272,6 +272,7 @@ func (p *Policy) sandboxSection() SandboxConfig {
 		if l.Layer != LayerProject {
 			out.Read = appendNew(out.Read, s.Read...)
 			out.Write = appendNew(out.Write, s.Write...)
+			out.Sockets = appendNew(out.Sockets, s.Sockets...)
 		}
 		out.Required = out.Required || s.Required
 		if s.Network != nil {
@@ -423,8 +424,8 @@ func projectRules(upper, project *Policy) []Diagnostic {
 		out = append(out, Diagnostic{Pos: pos, Severity: SeverityWarning, Msg: msg})
 	}
 	sandbox := func(sc *SandboxConfig, whose string) {
-		if len(sc.Read) > 0 || len(sc.Write) > 0 {
-			warn(sc.Pos, whose+"sandbox read and write paths are ignored: a project policy cannot widen the sandbox")
+		if len(sc.Read) > 0 || len(sc.Write) > 0 || len(sc.Sockets) > 0 {
+			warn(sc.Pos, whose+"sandbox read, write and socket paths are ignored: a project policy cannot widen the sandbox")
 		}
 		if sc.HasNetwork() {
 			warn(sc.Pos, whose+"sandbox network: true is ignored: a project policy cannot give commands network")

@@ -305,7 +305,7 @@ rules:
 		`project.yaml:2:19: warning: defaults.shell allow is looser than ask in the layers above (user.yaml), which it cannot loosen; ask applies`,
 		`project.yaml:3:18: warning: approvals.ttl 3600s is longer than 600s in the layers above (user.yaml); the shorter applies`,
 		`project.yaml:4:20: warning: judge.threshold 0.1 is lower than 0.3 in the layers above (user.yaml); the higher applies`,
-		`project.yaml:5:10: warning: sandbox read and write paths are ignored: a project policy cannot widen the sandbox`,
+		`project.yaml:5:10: warning: sandbox read, write and socket paths are ignored: a project policy cannot widen the sandbox`,
 		`project.yaml:5:10: warning: sandbox network: true is ignored: a project policy cannot give commands network`,
 		`project.yaml:7:5: warning: profile "telegram/*" sets level full, above the level supervised the layers above (user.yaml) gives these requests; the lower level applies`,
 		`project.yaml:9:5: warning: project allow rule "curl" would allow "curl", which the layers above ask about (level supervised needs approval for network:http); it is ignored there and only takes precedence over the project's own lower rules`,

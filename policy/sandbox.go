@@ -32,6 +32,10 @@ import (
 type SandboxConfig struct {
 	Read  []string `json:"read,omitempty"`
 	Write []string `json:"write,omitempty"`
+	// Sockets are unix socket files commands may connect to although they
+	// lie outside the workspace and temp (an ssh agent, a docker socket):
+	// each one gives commands what that service can do.
+	Sockets []string `json:"sockets,omitempty"`
 	// Caches, when CachesSet, replace the default tool caches
 	// (DefaultCaches); an empty list grants none.
 	Caches    []SandboxCache `json:"caches,omitempty"`
@@ -49,7 +53,7 @@ type SandboxConfig struct {
 
 // IsZero reports whether the section sets nothing.
 func (c SandboxConfig) IsZero() bool {
-	return len(c.Read) == 0 && len(c.Write) == 0 && !c.CachesSet && len(c.Ports) == 0 && len(c.Bind) == 0 && c.Network == nil && !c.Required
+	return len(c.Read) == 0 && len(c.Write) == 0 && len(c.Sockets) == 0 && !c.CachesSet && len(c.Ports) == 0 && len(c.Bind) == 0 && c.Network == nil && !c.Required
 }
 
 // SandboxCache is a tool cache a command may read and run programs from,
@@ -135,7 +139,7 @@ func (c SandboxConfig) ExpandHome(home string) SandboxConfig {
 		}
 		return out
 	}
-	c.Read, c.Write = exp(c.Read), exp(c.Write)
+	c.Read, c.Write, c.Sockets = exp(c.Read), exp(c.Write), exp(c.Sockets)
 	if c.Caches != nil {
 		cs := make([]SandboxCache, len(c.Caches))
 		for i, e := range c.Caches {
@@ -212,6 +216,7 @@ func (p *Policy) SandboxFor(results []Result) SandboxConfig {
 		if trusted {
 			out.Read = appendNew(out.Read, lc.Read...)
 			out.Write = appendNew(out.Write, lc.Write...)
+			out.Sockets = appendNew(out.Sockets, lc.Sockets...)
 		}
 		out.Required = out.Required || lc.Required
 		if lc.Network != nil {
@@ -269,6 +274,7 @@ func (p *Policy) layerSandbox(results []Result) SandboxConfig {
 	out := SandboxConfig{Network: top.Network, Required: top.Required}
 	out.Read = appendNew(nil, top.Read...)
 	out.Write = appendNew(nil, top.Write...)
+	out.Sockets = appendNew(nil, top.Sockets...)
 	out.Ports = appendPorts(nil, top.Ports...)
 	out.Bind = appendPorts(nil, top.Bind...)
 	var ruleFalse, ruleTrue bool
@@ -280,6 +286,7 @@ func (p *Policy) layerSandbox(results []Result) SandboxConfig {
 			c := o.Config
 			out.Read = appendNew(out.Read, c.Read...)
 			out.Write = appendNew(out.Write, c.Write...)
+			out.Sockets = appendNew(out.Sockets, c.Sockets...)
 			if len(top.Ports) > 0 {
 				out.Ports = appendPorts(out.Ports, c.Ports...)
 			}
@@ -346,8 +353,8 @@ func appendPorts(dst []uint16, src ...uint16) []uint16 {
 // sandboxKeys and ruleSandboxKeys name the keys of the sandbox section and
 // of a rule's override, for the unknown-key message.
 const (
-	sandboxKeys     = "read, write, caches, ports, bind, network or required"
-	ruleSandboxKeys = "read, write, ports, bind, network or required"
+	sandboxKeys     = "read, write, sockets, caches, ports, bind, network or required"
+	ruleSandboxKeys = "read, write, sockets, ports, bind, network or required"
 )
 
 // sandbox decodes the sandbox: section, or a rule's override when rule is
@@ -370,6 +377,12 @@ func (d *decoder) sandbox(n *yaml.Node, rule bool) (SandboxConfig, *Error) {
 			} else {
 				sc.Write = ps
 			}
+		case "sockets":
+			ps, err := d.sandboxPaths(v, k.Value)
+			if err != nil {
+				return sc, err
+			}
+			sc.Sockets = ps
 		case "caches":
 			if rule {
 				return sc, d.errAt(k, "a rule's sandbox cannot set caches: set them in the top-level sandbox section")
@@ -539,7 +552,7 @@ func sandboxNode(c SandboxConfig, flow bool) *yaml.Node {
 	for _, kv := range []struct {
 		k  string
 		ps []string
-	}{{"read", c.Read}, {"write", c.Write}} {
+	}{{"read", c.Read}, {"write", c.Write}, {"sockets", c.Sockets}} {
 		if len(kv.ps) == 0 {
 			continue
 		}

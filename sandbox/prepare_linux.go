@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"os/exec"
 	"reflect"
 	"sync"
@@ -47,7 +48,7 @@ func Prepare(spec Spec, st Status) *Prepared {
 		}
 		onDisposableThread(func() {
 			p.c = c
-			p.r.dropped, p.r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter)
+			p.r.dropped, p.r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter, c.view)
 			unix.Close(c.fd)
 			p.ok = p.r.err == nil
 			close(p.done)
@@ -93,6 +94,12 @@ func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status) (a Applied, ok boo
 		return p.c.a, true, err
 	}
 	defer closeNull()
+	if p.c.view != nil && cmd.Dir == "" {
+		if cmd.Dir, err = os.Getwd(); err != nil {
+			p.jobs <- nil
+			return p.c.a, true, err
+		}
+	}
 	p.jobs <- cmd
 	if err := <-p.started; err != nil {
 		return p.c.a, true, err

@@ -16,6 +16,7 @@ import (
 func Probe() Status {
 	s := Status{TerminalInjection: legacyTIOCSTI()}
 	s.Seccomp, s.SeccompErr = probeSeccomp()
+	s.View, s.ViewErr, s.ViewHint = probeView()
 	v, err := llsys.LandlockGetABIVersion()
 	if err != nil {
 		s.Err = err.Error()
@@ -92,4 +93,56 @@ func sealedDepth(p string, depth int) bool {
 		}
 	}
 	return true
+}
+
+// probeView reports whether the private mount view can be built: the
+// kernel has the new mount API (open_tree, move_mount and mount_setattr,
+// Linux 5.12), and mnemos may make a mount namespace. It asks without
+// making one: a call with a bad descriptor fails with EBADF where the
+// system call exists.
+func probeView() (ok bool, why, hint string) {
+	attr := unix.MountAttr{}
+	if err := unix.MountSetattr(-1, "", unix.AT_EMPTY_PATH, &attr); errors.Is(err, unix.ENOSYS) {
+		return false, "the kernel lacks mount_setattr (Linux 5.12)", "upgrade the kernel to Linux 5.12 or later"
+	}
+	if hasSysAdmin() {
+		return true, "", ""
+	}
+	return userNamespaces()
+}
+
+// hasSysAdmin reports whether the process holds CAP_SYS_ADMIN, with which
+// a thread makes its own mount namespace.
+func hasSysAdmin() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[unix.CAP_SYS_ADMIN/32].Effective&(1<<(unix.CAP_SYS_ADMIN%32)) != 0
+}
+
+// userNamespaces reports whether an unprivileged process may make a user
+// namespace here, in which mnemos builds the view in a helper process,
+// and if not, which setting forbids it.
+func userNamespaces() (ok bool, why, hint string) {
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	switch {
+	case read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+		return false, "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)",
+			"sudo sysctl -w kernel.unprivileged_userns_clone=1 (and set it in /etc/sysctl.d to keep it)"
+	case read("/proc/sys/user/max_user_namespaces") == "0":
+		return false, "user namespaces are disabled (user.max_user_namespaces = 0)",
+			"sudo sysctl -w user.max_user_namespaces=15000 (and set it in /etc/sysctl.d to keep it)"
+	case read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+		return false, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1)",
+			"allow them for mnemos with an AppArmor profile that has the userns rule, or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+	}
+	return true, "", ""
 }

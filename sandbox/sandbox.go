@@ -111,6 +111,34 @@ type Spec struct {
 	// itself limits TCP, so that an old kernel never silently drops a limit
 	// someone wrote down.
 	RequireTCP bool `json:"require_tcp,omitempty"`
+
+	// View runs the command in a private mount namespace (see view_linux.go)
+	// where every mount but the ReadWrite trees is read-only, Later paths
+	// are read-only too, the directories that hold what the spec does not
+	// grant (Home, /root, /home, /run, /var, /mnt, /media, /srv) show only
+	// what it grants, and the socket files named in MaskSockets or found in
+	// SocketDirs are covered. It is built where Status.View says the
+	// kernel and mnemos's privileges allow it; RequireView refuses to run
+	// elsewhere.
+	View        bool `json:"view,omitempty"`
+	RequireView bool `json:"require_view,omitempty"`
+	// Home is the user's home directory: hidden but for what is granted.
+	Home string `json:"home,omitempty"`
+	// Later are paths inside the ReadWrite trees that stay read-only:
+	// what runs later outside the sandbox (LaterPaths: git hooks and
+	// configuration, .envrc, editor tasks...) and PATH directories. The
+	// ones that do not exist are reported in Applied.Absent.
+	Later []string `json:"later,omitempty"`
+	// Sockets are socket files the command may connect to although they
+	// lie outside what it is granted (the policy's sandbox.sockets).
+	Sockets []string `json:"sockets,omitempty"`
+	// MaskSockets are socket files to cover wherever they are visible (the
+	// ones the environment names: SSH_AUTH_SOCK, DOCKER_HOST...);
+	// SocketDirs are directories (the temp directories) whose sockets, and
+	// those of their session socket directories (.X11-unix, tmux-*,
+	// ssh-*...), are covered.
+	MaskSockets []string `json:"mask_sockets,omitempty"`
+	SocketDirs  []string `json:"socket_dirs,omitempty"`
 }
 
 // restrictsTCP reports whether the spec limits TCP beyond refusing to
@@ -141,6 +169,12 @@ type Applied struct {
 	// sockets and refuses io_uring and terminal injection; a note says
 	// what it allows.
 	Seccomp bool `json:"seccomp,omitempty"`
+	// View is true when the command runs in the private mount view.
+	View bool `json:"view,omitempty"`
+	// Absent are Spec.Later paths that did not exist when the command
+	// started: a mount cannot keep a missing file read-only, so the caller
+	// looks at them again when the command has ended.
+	Absent []string `json:"absent,omitempty"`
 	// Skipped are granted paths that did not exist, so were not granted.
 	Skipped []string `json:"skipped,omitempty"`
 	// Notes say what was narrowed, dropped, filtered or not enforced, one
@@ -166,6 +200,9 @@ func (a Applied) Summary() string {
 	if a.DroppedCaps {
 		parts = append(parts, "capabilities dropped")
 	}
+	if a.View {
+		parts = append(parts, "read-only view")
+	}
 	return fmt.Sprintf("confined by Landlock ABI %d: %s", a.ABI, strings.Join(parts, ", "))
 }
 
@@ -187,6 +224,12 @@ type Status struct {
 	// Landlock domain (amd64 and arm64); SeccompErr says why not.
 	Seccomp    bool   `json:"seccomp"`
 	SeccompErr string `json:"seccomp_error,omitempty"`
+	// View is true when mnemos can build the private mount view
+	// (Spec.View) for the commands it runs; ViewErr says why not, and
+	// ViewHint what restores it.
+	View     bool   `json:"view"`
+	ViewErr  string `json:"view_error,omitempty"`
+	ViewHint string `json:"view_hint,omitempty"`
 }
 
 // WithABI is s on a kernel whose Landlock ABI is abi (0: none), as

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -101,6 +102,9 @@ func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 // startWith is start, on the thread pre confined ahead when pre was made
 // for this very spec and kernel (see Prepare).
 func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, error) {
+	if err := closeInheritedOnExec(); err != nil {
+		return Applied{ABI: st.ABI}, err
+	}
 	if a, ok, err := pre.start(cmd, spec, st); ok {
 		return a, err
 	}
@@ -117,9 +121,16 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, err
 		return c.a, err
 	}
 	defer closeNull()
+	if c.view != nil && cmd.Dir == "" {
+		// The child changes directory after the view is built, so it
+		// starts inside it, not in the directory the view covers.
+		if cmd.Dir, err = os.Getwd(); err != nil {
+			return c.a, err
+		}
+	}
 	var r confined
 	onDisposableThread(func() {
-		if r.dropped, r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter); r.err == nil {
+		if r.dropped, r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter, c.view); r.err == nil {
 			r.err = cmd.Start()
 		}
 	})
@@ -141,6 +152,8 @@ type confinementOf struct {
 	a           Applied
 	fd          int
 	filter      []unix.SockFilter
+	// view is the private mount view the thread builds, nil for none.
+	view *viewPlan
 	h           handled
 	tcpByFilter bool
 	// unconfined: the kernel has no Landlock and the spec does not
@@ -153,6 +166,7 @@ func (c confinementOf) applied(dropped bool) Applied {
 	a := c.a
 	a.Enforced, a.FS, a.Seccomp = true, true, c.filter != nil
 	a.Net, a.Scoped, a.DroppedCaps = c.h.net != 0 || c.tcpByFilter, c.h.scoped != 0, dropped
+	a.View = c.view != nil
 	return a
 }
 
@@ -183,6 +197,9 @@ func confinement(spec Spec, st Status) (confinementOf, error) {
 	if (spec.Required || spec.RequireTCP) && spec.restrictsTCP() && st.ABI < 4 && !c.tcpByFilter {
 		return c, fmt.Errorf("%w: TCP rules need Landlock ABI 4, the kernel has %d", ErrUnenforceable, st.ABI)
 	}
+	if err := c.planView(spec, st); err != nil {
+		return c, err
+	}
 	var notes []string
 	c.h, notes = handledFor(st, spec)
 	c.a.Notes = append(c.a.Notes, notes...)
@@ -203,6 +220,29 @@ func confinement(spec Spec, st Status) (confinementOf, error) {
 		return c, fmt.Errorf("build the Landlock ruleset: %w", err)
 	}
 	return c, nil
+}
+
+// planView plans the private mount view when the spec asks for one and
+// this process can build it, and says what is missing otherwise.
+func (c *confinementOf) planView(spec Spec, st Status) error {
+	if !spec.View {
+		return nil
+	}
+	if !st.View || !hasSysAdmin() {
+		why := st.ViewErr
+		if why == "" {
+			why = "the view needs CAP_SYS_ADMIN or a user namespace"
+		}
+		if spec.RequireView {
+			return fmt.Errorf("%w: %s", ErrUnenforceable, why)
+		}
+		c.a.Notes = append(c.a.Notes, "no read-only view: "+why+"; what runs later, file metadata and socket files are not protected")
+		return nil
+	}
+	v := planView(spec)
+	c.view = &v
+	c.a.Absent = v.absent
+	return nil
 }
 
 // nullStdio connects the standard streams left nil to /dev/null, opened
@@ -253,7 +293,12 @@ func onDisposableThread(f func()) {
 // confineThread restricts the calling OS thread with the Landlock ruleset
 // and, unless filter is nil, the seccomp filter. It must run on a locked
 // thread that is never unlocked; what that thread starts inherits it all.
-func confineThread(rulesetFD int, dropCaps bool, filter []unix.SockFilter) (dropped bool, err error) {
+func confineThread(rulesetFD int, dropCaps bool, filter []unix.SockFilter, view *viewPlan) (dropped bool, err error) {
+	if view != nil {
+		if err := view.enter(); err != nil {
+			return false, fmt.Errorf("build the sandbox's view: %w", err)
+		}
+	}
 	if dropCaps {
 		if dropped, err = dropCapabilities(); err != nil {
 			return false, err
@@ -464,4 +509,36 @@ func openPath(p string) (int, error) {
 		return -1, unix.ELOOP
 	}
 	return fd, nil
+}
+
+// closeInheritedOnExec marks every descriptor above the standard streams
+// close-on-exec, so that a command started afterwards gets only its
+// standard streams (and the ExtraFiles its exec.Cmd names, which the child
+// duplicates anew). Descriptors mnemos opens itself are close-on-exec
+// already; the ones its caller left open are not, and could hold anything
+// (a private key, a socket, a directory outside the sandbox, which
+// Landlock does not check again once open).
+func closeInheritedOnExec() error {
+	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("mark inherited descriptors close-on-exec: %w", err)
+	}
+	// Before Linux 5.11: one by one, as listed in /proc/self/fd.
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("list inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+			return fmt.Errorf("mark descriptor %d close-on-exec: %w", fd, err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,181 @@
+package gate
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// writesGitConfig reports whether a command of the decision is git
+// writing its repository's configuration as part of what it was asked to
+// do: git config with a value, git remote add (and rename, remove,
+// set-url, set-head, set-branches), git push -u, git branch with
+// --set-upstream-to and the other options that rewrite a branch's section,
+// git checkout and switch that may create a tracking branch, git submodule
+// add, init, sync and update. The sandbox then lets that run write
+// .git/config; every other run finds it read-only.
+func writesGitConfig(dec Decision) bool {
+	for _, c := range dec.Commands {
+		if filepath.Base(c.Command.Name()) != "git" {
+			continue
+		}
+		if gitWritesConfig(c.Command.Args()) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitWritesConfig is writesGitConfig for one git command's arguments.
+func gitWritesConfig(args []string) bool {
+	sub, rest := gitSubcommand(args)
+	var opts, pos []string
+	for i, a := range rest {
+		if a == "--" {
+			pos = append(pos, rest[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			opts = append(opts, a)
+		} else {
+			pos = append(pos, a)
+		}
+	}
+	has := func(names ...string) bool {
+		for _, o := range opts {
+			name, _, _ := strings.Cut(o, "=")
+			for _, n := range names {
+				if name == n || (strings.HasPrefix(n, "--") && len(name) > 3 && strings.HasPrefix(n, name)) {
+					return true
+				}
+				// Bundled short options: -fu.
+				if len(n) == 2 && n[0] == '-' && !strings.HasPrefix(o, "--") && strings.ContainsRune(o[1:], rune(n[1])) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch sub {
+	case "config":
+		if has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list", "--show-origin", "--show-scope", "--name-only") {
+			return false
+		}
+		if len(pos) > 0 && (pos[0] == "get" || pos[0] == "list") {
+			return false
+		}
+		return len(pos) >= 2 || has("--unset", "--unset-all", "--replace-all", "--add", "--rename-section", "--remove-section", "-e", "--edit") ||
+			(len(pos) > 0 && (pos[0] == "set" || pos[0] == "unset" || pos[0] == "edit" || pos[0] == "rename-section" || pos[0] == "remove-section"))
+	case "remote":
+		if len(pos) == 0 {
+			return false
+		}
+		switch pos[0] {
+		case "add", "rename", "rm", "remove", "set-url", "set-head", "set-branches":
+			return true
+		}
+	case "push":
+		return has("-u", "--set-upstream")
+	case "branch":
+		return has("-u", "--set-upstream-to", "--unset-upstream", "-m", "-M", "--move", "-c", "-C", "--copy", "-d", "-D", "--delete", "--edit-description", "-t", "--track") ||
+			(len(pos) == 2 && !has("--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"))
+	case "checkout", "switch":
+		return has("-b", "-B", "-c", "-C", "-t", "--track", "--guess", "--create", "--force-create") ||
+			(len(pos) == 1 && !has("--detach", "-d", "--orphan"))
+	case "submodule":
+		if len(pos) > 0 {
+			switch pos[0] {
+			case "add", "init", "sync", "update", "deinit", "set-url", "set-branch":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitSubcommand skips git's own options (-C DIR, -c NAME=VALUE, --git-dir
+// and the like) and returns the subcommand and its arguments.
+func gitSubcommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--exec-path" || a == "--config-env" || a == "--super-prefix":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a, args[i+1:]
+		}
+	}
+	return "", nil
+}
+
+// sessionSockets are the socket files the environment names: the ssh and
+// gpg agents, the docker daemon, the session bus, X11 and Wayland
+// displays, terminal multiplexers, editors' and window managers' control
+// sockets. The sandbox covers each one a command could otherwise reach.
+func sessionSockets(getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	for _, k := range []string{"SSH_AUTH_SOCK", "VSCODE_IPC_HOOK_CLI", "VSCODE_IPC_HOOK", "VSCODE_GIT_IPC_HANDLE", "NVIM", "NVIM_LISTEN_ADDRESS", "SWAYSOCK", "I3SOCK", "NIRI_SOCKET", "GNOME_KEYRING_CONTROL", "JB_IDE_SOCKET"} {
+		add(getenv(k))
+	}
+	for _, k := range []string{"DOCKER_HOST", "CONTAINER_HOST", "PODMAN_HOST"} {
+		if v, ok := strings.CutPrefix(getenv(k), "unix://"); ok {
+			add(v)
+		}
+	}
+	for _, k := range []string{"DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS"} {
+		for _, part := range strings.Split(getenv(k), ";") {
+			_, params, _ := strings.Cut(part, ":")
+			for _, kv := range strings.Split(params, ",") {
+				if v, ok := strings.CutPrefix(kv, "path="); ok {
+					add(v)
+				}
+			}
+		}
+	}
+	for _, k := range []string{"KITTY_LISTEN_ON", "PULSE_SERVER"} {
+		if v, ok := strings.CutPrefix(getenv(k), "unix:"); ok {
+			add(v)
+		}
+	}
+	if v := getenv("TMUX"); v != "" {
+		p, _, _ := strings.Cut(v, ",")
+		add(p)
+	}
+	if v := getenv("GPG_AGENT_INFO"); v != "" {
+		p, _, _ := strings.Cut(v, ":")
+		add(p)
+	}
+	if d := getenv("DISPLAY"); strings.HasPrefix(d, ":") {
+		n, _, _ := strings.Cut(d[1:], ".")
+		add("/tmp/.X11-unix/X" + n)
+	}
+	if w, rt := getenv("WAYLAND_DISPLAY"), getenv("XDG_RUNTIME_DIR"); w != "" {
+		if filepath.IsAbs(w) {
+			add(w)
+		} else if rt != "" {
+			add(filepath.Join(rt, w))
+		}
+	}
+	add("/var/run/docker.sock")
+	add("/run/docker.sock")
+	return out
+}
+
+// commandEnv reads a variable of the environment the command inherits
+// (Config.Environ), "" when unset or when there is none.
+func (g *Gate) commandEnv(name string) string {
+	if g.cfg.Environ == nil {
+		return ""
+	}
+	for _, kv := range g.cfg.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// What runs later: files a confined command could write inside a tree it
+// may change, that programs run or obey afterwards outside the sandbox.
+
+// workspaceLater are the files and directories at the top of a workspace
+// that tools read and run later: direnv's .envrc, husky's hooks, the
+// editors' task and run configurations, dev container definitions, and
+// mnemos's own project policy.
+func workspaceLater() []string {
+	return []string{".envrc", ".husky", ".vscode", ".idea", ".devcontainer", ".mnemos"}
+}
+
+// gitLater are the entries of a git directory that git runs or obeys:
+// hooks, configuration (core.fsmonitor, aliases, filters, pagers, ssh
+// commands), per-worktree configuration and the repository's attributes.
+func gitLater() []string {
+	return []string{"hooks", "config", "config.worktree", "info"}
+}
+
+// LaterPaths lists what, in the workspace dir, runs later outside the
+// sandbox or decides what runs: the workspace's own later files, its git
+// directory's (followed through a .git file to a linked worktree's git
+// directory and its common directory), the submodules' under
+// .git/modules, and the directory core.hooksPath names. With gitConfig
+// set, the git directory's config file is left out: the run may write it.
+// Each path is absolute; present says whether it exists.
+func LaterPaths(dir, home string, gitConfig bool) (paths []string, present []bool) {
+	add := func(p string) {
+		for _, q := range paths {
+			if q == p {
+				return
+			}
+		}
+		_, err := os.Lstat(p)
+		paths = append(paths, p)
+		present = append(present, err == nil)
+	}
+	for _, n := range workspaceLater() {
+		add(filepath.Join(dir, n))
+	}
+	gitDirs := gitDirsOf(dir)
+	for i, g := range gitDirs {
+		for _, n := range gitLater() {
+			if n == "config" && gitConfig && i == 0 {
+				continue
+			}
+			add(filepath.Join(g, n))
+		}
+	}
+	for _, g := range gitDirs {
+		for _, m := range submoduleGitDirs(filepath.Join(g, "modules"), 3) {
+			for _, n := range gitLater() {
+				add(filepath.Join(m, n))
+			}
+		}
+	}
+	for _, g := range gitDirs {
+		if hp := hooksPath(filepath.Join(g, "config"), dir, home); hp != "" {
+			add(hp)
+		}
+	}
+	return paths, present
+}
+
+// gitDirsOf returns the git directory of the workspace dir and, for a
+// linked worktree or a submodule checkout, the common directory it shares.
+func gitDirsOf(dir string) []string {
+	dotgit := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return []string{dotgit}
+	}
+	if fi.IsDir() {
+		return []string{dotgit}
+	}
+	raw, err := os.ReadFile(dotgit)
+	if err != nil {
+		return nil
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	gd, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return nil
+	}
+	gd = strings.TrimSpace(gd)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(dir, gd)
+	}
+	dirs := []string{filepath.Clean(gd)}
+	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gd, common)
+		}
+		dirs = append(dirs, filepath.Clean(common))
+	}
+	return dirs
+}
+
+// submoduleGitDirs lists the git directories under modules, down to depth
+// levels of nested submodules: a directory holding a config file or a
+// HEAD is one.
+func submoduleGitDirs(modules string, depth int) []string {
+	if depth == 0 {
+		return nil
+	}
+	ents, err := os.ReadDir(modules)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(modules, e.Name())
+		if _, err := os.Lstat(filepath.Join(d, "HEAD")); err == nil {
+			out = append(out, d)
+			out = append(out, submoduleGitDirs(filepath.Join(d, "modules"), depth-1)...)
+			continue
+		}
+		// A submodule named with a slash nests its git directory.
+		out = append(out, submoduleGitDirs(d, depth-1)...)
+	}
+	return out
+}
+
+// hooksPath reads core.hooksPath from a git config file: relative paths
+// are relative to the worktree's top, ~/ is home. It reads only the file
+// itself, not what it includes; an include is outside the workspace or is
+// itself protected by being under the git directory.
+func hooksPath(config, top, home string) string {
+	f, err := os.Open(config)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	section, value := "", ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			line = strings.TrimSpace(line[end+1:])
+		}
+		if section != "core" || line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "hookspath") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if i := strings.IndexAny(v, "#;"); i >= 0 && !strings.HasPrefix(v, "\"") {
+			v = strings.TrimSpace(v[:i])
+		}
+		value = strings.Trim(v, "\"")
+	}
+	switch {
+	case value == "":
+		return ""
+	case strings.HasPrefix(value, "~/") && home != "":
+		return filepath.Join(home, value[2:])
+	case filepath.IsAbs(value):
+		return filepath.Clean(value)
+	}
+	return filepath.Join(top, value)
+}
