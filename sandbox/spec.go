@@ -50,6 +50,16 @@ type Options struct {
 	// RequireTCP refuses to run where Landlock cannot enforce the TCP
 	// limits (Spec.RequireTCP).
 	RequireTCP bool
+	// PathDirs are the directories on the command's PATH: any of them
+	// inside a writable tree stays read-only (Spec.Later).
+	PathDirs []string
+	// GitConfig lets the run write the workspace's .git/config (a command
+	// the decision knows writes it, allowed or approved).
+	GitConfig bool
+	// Sockets are the socket files the policy grants (Spec.Sockets);
+	// MaskSockets the ones the environment names (Spec.MaskSockets).
+	Sockets     []string
+	MaskSockets []string
 }
 
 // systemReadExec are the directories programs are loaded from.
@@ -269,7 +279,20 @@ func DefaultSpec(o Options) (Spec, error) {
 		Scoped:       true,
 		Required:     o.Required,
 		RequireTCP:   o.RequireTCP,
+		View:         true,
+		RequireView:  o.Required,
+		Home:         o.Home,
+		Sockets:      o.Sockets,
+		MaskSockets:  o.MaskSockets,
+		SocketDirs:   o.TempDirs,
 	}
+	later, _ := LaterPaths(o.Workspace, o.Home, o.GitConfig)
+	for _, d := range o.PathDirs {
+		if filepath.IsAbs(d) {
+			later = append(later, filepath.Clean(d))
+		}
+	}
+	s.Later = later
 	if o.Network {
 		s.ReadOnly = append(s.ReadOnly, existing(resolverPaths())...)
 	}

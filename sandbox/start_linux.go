@@ -149,11 +149,11 @@ type confined struct {
 // confinementOf is everything a confined start needs but the thread: the
 // ruleset descriptor, the seccomp filter and what they enforce.
 type confinementOf struct {
-	a           Applied
-	fd          int
-	filter      []unix.SockFilter
+	a      Applied
+	fd     int
+	filter []unix.SockFilter
 	// view is the private mount view the thread builds, nil for none.
-	view *viewPlan
+	view        *viewPlan
 	h           handled
 	tcpByFilter bool
 	// unconfined: the kernel has no Landlock and the spec does not
