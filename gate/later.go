@@ -1,8 +1,13 @@
 package gate
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // writesGitConfig reports whether a command of the decision is git
@@ -178,4 +183,31 @@ func (g *Gate) commandEnv(name string) string {
 		}
 	}
 	return ""
+}
+
+// quarantine moves aside what a command created at the paths that run
+// later outside the sandbox and did not exist when it started (a mount
+// cannot keep a missing file read-only): each is renamed in place to
+// NAME.quarantined-UNIXTIME, which no tool reads, so nothing is lost and
+// the person can look at it. It returns each path and where it went.
+func quarantine(absent []string, now time.Time) [][2]string {
+	var out [][2]string
+	for _, p := range absent {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		to := fmt.Sprintf("%s.quarantined-%d", p, now.Unix())
+		for i := 1; ; i++ {
+			if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			to = fmt.Sprintf("%s.quarantined-%d-%d", p, now.Unix(), i)
+		}
+		if err := os.Rename(p, to); err != nil {
+			out = append(out, [2]string{p, "not moved: " + err.Error()})
+			continue
+		}
+		out = append(out, [2]string{p, to})
+	}
+	return out
 }

@@ -49,6 +49,13 @@ type RunResult struct {
 	Ran bool
 	// ExitCode is the command's exit status (128+N for signal N).
 	ExitCode int
+	// Quarantined are files the command created where they would run
+	// later outside the sandbox (a new .envrc, .git/config.worktree...),
+	// each moved aside to the path given after it.
+	Quarantined [][2]string
+	// Reaped is how many processes the command left running when it
+	// ended, which were stopped.
+	Reaped int
 	// Hint, after a sandboxed command exited non-zero, names the paths and
 	// ports the command named that the sandbox refuses, and the policy
 	// snippet that grants each (or that none can): one or two lines,
@@ -87,8 +94,9 @@ func (g *Gate) Run(ctx context.Context, req Request, stdio Stdio, opts RunOption
 	if dec.Outcome != policy.Allow {
 		return RunResult{Decision: dec}, nil
 	}
-	code, hint, err := g.exec(ctx, req, dec, stdio, opts, status, early)
-	return RunResult{Decision: dec, Ran: err == nil || code >= 0, ExitCode: code, Hint: hint}, err
+	res, err := g.exec(ctx, req, dec, stdio, opts, status, early)
+	res.Decision, res.Ran = dec, err == nil || res.ExitCode >= 0
+	return res, err
 }
 
 // wait polls the pending approval until it is resolved or expires; an
@@ -134,17 +142,18 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 // code is -1 when the command could not be started. After a non-zero exit
 // it returns the sandbox's refusals of what the command named, as
 // RunResult.Hint.
-func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions, status sandbox.Status, early *earlySandbox) (int, string, error) {
+func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions, status sandbox.Status, early *earlySandbox) (RunResult, error) {
+	failed := RunResult{ExitCode: -1}
 	sb, pre, err := early.spec(g, req, dec, opts)
 	if err != nil {
 		if se := (*SandboxError)(nil); errors.As(err, &se) {
 			se.Status = status
 		}
-		return -1, "", g.refused(ctx, req, sb, status, err)
+		return failed, g.refused(ctx, req, sb, status, err)
 	}
 	spec := sb.spec
 	if spec.Required && !status.Enforceable() {
-		return -1, "", g.refused(ctx, req, sb, status, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable, Hint: sb.unenforceableHint(status)})
+		return failed, g.refused(ctx, req, sb, status, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable, Hint: sb.unenforceableHint(status)})
 	}
 	// Signals sent to mnemos from here on reach the command (or, before it
 	// starts, wait for it), so mnemos always records run.finished.
@@ -159,7 +168,12 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		slog.String("ticket", dec.Ticket),
 		slog.Group("sandbox", sb.startedAttrs(status)...),
 	); err != nil {
-		return -1, "", err
+		return failed, err
+	}
+	// What the command leaves running is adopted, and stopped when it
+	// ends (ReapLeftovers), before what it left behind is looked at.
+	if err := sandbox.BecomeSubreaper(); err != nil {
+		g.cfg.Log.Debug("cannot adopt the command's orphans", "error", err)
 	}
 	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
 	cmd.Dir = req.Cwd
@@ -194,6 +208,8 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 			runErr = waitErr
 		}
 	}
+	reaped := sandbox.ReapLeftovers()
+	quarantined := quarantine(applied.Absent, g.cfg.Now())
 	// A command that exited with an error (not one killed by a signal,
 	// such as an interrupt) may have been refused something it named.
 	var refused []string
@@ -206,6 +222,15 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		slog.Any("notes", applied.Notes)}
 	if len(refused) > 0 {
 		sandboxAttrs = append(sandboxAttrs, slog.Any("refused", refused))
+	}
+	if applied.View {
+		sandboxAttrs = append(sandboxAttrs, slog.Bool("view", true))
+	}
+	if len(quarantined) > 0 {
+		sandboxAttrs = append(sandboxAttrs, slog.Any("quarantined", quarantined))
+	}
+	if reaped > 0 {
+		sandboxAttrs = append(sandboxAttrs, slog.Int("reaped", reaped))
 	}
 	attrs := []slog.Attr{
 		slog.Any("argv", req.Argv), slog.Int("exit_status", code),
@@ -220,16 +245,19 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 			attrs = append(attrs, slog.String("signal", ws.Signal().String()))
 		}
 	}
+	res := RunResult{ExitCode: code, Quarantined: quarantined, Reaped: reaped}
 	if err := g.cfg.Audit.Append(context.WithoutCancel(ctx), "run.finished", attrs...); err != nil && runErr == nil {
-		return code, "", err
+		return res, err
 	}
 	if errors.Is(runErr, sandbox.ErrUnenforceable) {
-		return -1, "", &SandboxError{Status: status, Err: runErr, Hint: sb.unenforceableHint(status)}
+		return failed, &SandboxError{Status: status, Err: runErr, Hint: sb.unenforceableHint(status)}
 	}
 	if runErr != nil {
-		return 127, "", &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
+		res.ExitCode = 127
+		return res, &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
 	}
-	return code, hintLines(refused), nil
+	res.Hint = hintLines(refused)
+	return res, nil
 }
 
 // refused records run.refused for an allowed command that was not started

@@ -176,7 +176,12 @@ func planView(s Spec) viewPlan {
 	for _, p := range s.Later {
 		r, ok := res.real(p)
 		if !ok {
-			v.absent = append(v.absent, p)
+			// Looked at again when the command ends, where the directory
+			// that would hold it exists: a new repository's .git is the
+			// command's own.
+			if _, err := os.Lstat(filepath.Dir(p)); err == nil && underAny(filepath.Dir(r), s.ReadWrite, res) {
+				v.absent = append(v.absent, p)
+			}
 			continue
 		}
 		if underAny(r, s.ReadWrite, res) {

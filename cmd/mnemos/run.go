@@ -54,6 +54,12 @@ func (c *RunCmd) Run(a *app) error {
 	}
 	warnJudge(a, res.Decision)
 	if res.Ran {
+		for _, q := range res.Quarantined {
+			fmt.Fprintf(a.io.err, "mnemos: warning: the command created %s, which would run outside the sandbox later; moved it to %s\n", q[0], q[1])
+		}
+		if res.Reaped > 0 {
+			fmt.Fprintf(a.io.err, "mnemos: note: stopped %d process(es) the command left running\n", res.Reaped)
+		}
 		if res.Hint != "" {
 			for _, l := range strings.Split(res.Hint, "\n") {
 				fmt.Fprintf(a.io.err, "mnemos: hint: %s\n", l)

@@ -1,0 +1,70 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// BecomeSubreaper makes the calling process adopt the descendants its
+// children leave behind (PR_SET_CHILD_SUBREAPER), so that a command that
+// puts a process in the background, or daemonizes, still has it as an
+// ancestor when it ends: ReapLeftovers then stops them. Nothing a confined
+// command starts outlives it.
+func BecomeSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// ReapLeftovers kills (SIGKILL) and waits for every child the process
+// still has: after the command it ran has been waited for, those are the
+// descendants the command left running, adopted since BecomeSubreaper. It
+// returns how many it stopped. It must not run while the process waits
+// for another child of its own.
+func ReapLeftovers() int {
+	n := 0
+	for round := 0; round < 64; round++ {
+		pids := children()
+		if len(pids) == 0 {
+			break
+		}
+		for _, pid := range pids {
+			if unix.Kill(pid, unix.SIGKILL) == nil {
+				n++
+			}
+		}
+		for _, pid := range pids {
+			var ws unix.WaitStatus
+			for {
+				_, err := unix.Wait4(pid, &ws, 0, nil)
+				if !errors.Is(err, unix.EINTR) {
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+// children lists the process's children, from each of its threads.
+func children() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
