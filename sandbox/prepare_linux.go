@@ -41,7 +41,7 @@ func Prepare(spec Spec, st Status) *Prepared {
 		jobs: make(chan *exec.Cmd, 1), started: make(chan error, 1)}
 	go func() {
 		c, err := confinement(spec, st)
-		if err != nil || c.unconfined {
+		if err != nil || c.unconfined || c.helper {
 			// StartPrepared starts anew and reports it.
 			close(p.done)
 			return

@@ -7,3 +7,12 @@ func BecomeSubreaper() error { return nil }
 
 // ReapLeftovers does nothing where there is no sandbox.
 func ReapLeftovers() int { return 0 }
+
+// HelperName is the helper's program name; there is no helper here.
+const HelperName = "mnemos-sandbox-helper"
+
+// IsHelper reports whether the process was started as the helper.
+func IsHelper(argv0 string) bool { return argv0 == HelperName }
+
+// RunHelper fails: there is no sandbox here.
+func RunHelper(argv []string) int { return 127 }

@@ -122,6 +122,10 @@ type Spec struct {
 	// elsewhere.
 	View        bool `json:"view,omitempty"`
 	RequireView bool `json:"require_view,omitempty"`
+	// ViewByHelper builds the view in the helper process (HelperName)
+	// even where this process could build it on a thread, as it must
+	// without CAP_SYS_ADMIN.
+	ViewByHelper bool `json:"view_by_helper,omitempty"`
 	// Home is the user's home directory: hidden but for what is granted.
 	Home string `json:"home,omitempty"`
 	// Later are paths inside the ReadWrite trees that stay read-only:

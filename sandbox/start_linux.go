@@ -128,6 +128,12 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, err
 			return c.a, err
 		}
 	}
+	if c.helper {
+		if err := startHelper(cmd, c); err != nil {
+			return c.a, err
+		}
+		return c.applied(false), nil
+	}
 	var r confined
 	onDisposableThread(func() {
 		if r.dropped, r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter, c.view); r.err == nil {
@@ -153,7 +159,10 @@ type confinementOf struct {
 	fd     int
 	filter []unix.SockFilter
 	// view is the private mount view the thread builds, nil for none.
-	view        *viewPlan
+	view *viewPlan
+	// helper: the view is built, and the command confined, by the
+	// helper (startHelper), not by a thread of this process.
+	helper      bool
 	h           handled
 	tcpByFilter bool
 	// unconfined: the kernel has no Landlock and the spec does not
@@ -228,7 +237,7 @@ func (c *confinementOf) planView(spec Spec, st Status) error {
 	if !spec.View {
 		return nil
 	}
-	if !st.View || !hasSysAdmin() {
+	if !st.View {
 		why := st.ViewErr
 		if why == "" {
 			why = "the view needs CAP_SYS_ADMIN or a user namespace"
@@ -241,6 +250,7 @@ func (c *confinementOf) planView(spec Spec, st Status) error {
 	}
 	v := planView(spec)
 	c.view = &v
+	c.helper = spec.ViewByHelper || !hasSysAdmin()
 	c.a.Absent = v.absent
 	return nil
 }

@@ -36,6 +36,9 @@ import (
 // runs its function there: exit 0 if so, 1 if not, 2 if the check could
 // not be set up.
 func TestMain(m *testing.M) {
+	if IsHelper(os.Args[0]) {
+		os.Exit(RunHelper(os.Args))
+	}
 	if network := os.Getenv("SANDBOX_TEST_NET"); network != "" {
 		os.Exit(netHelper(network, os.Getenv("SANDBOX_TEST_ADDR")))
 	}

@@ -18,6 +18,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if sandbox.IsHelper(os.Args[0]) {
+		os.Exit(sandbox.RunHelper(os.Args))
+	}
 	testscript.Main(m, map[string]func(){
 		"mnemos": func() {
 			// Scripts own their system policy file; the real one in /etc

@@ -1,0 +1,233 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// HelperName is the program name (argv[0]) under which the mnemos binary
+// acts as the sandbox's helper: a process started in a new user and
+// mount namespace that builds the view, confines itself and executes the
+// command. A process that lacks CAP_SYS_ADMIN cannot make a mount
+// namespace from one of its threads (a multithreaded process cannot enter
+// a new user namespace), so it starts this helper instead. Started by
+// hand, the helper only confines what it runs further; it grants nothing.
+const HelperName = "mnemos-sandbox-helper"
+
+// IsHelper reports whether the process was started as the helper.
+func IsHelper(argv0 string) bool { return argv0 == HelperName }
+
+// The helper's descriptors, after its standard streams.
+const (
+	helperRuleset = 3 // the Landlock ruleset, made by the parent
+	helperPlan    = 4 // the plan, as JSON, until end of file
+	helperStatus  = 5 // close-on-exec: end of file when the command runs, an error message otherwise
+)
+
+// helperPlanMsg is what the parent tells the helper.
+type helperPlanMsg struct {
+	View   wireView         `json:"view"`
+	Filter []wireSockFilter `json:"filter,omitempty"`
+	Dir    string           `json:"dir"`
+}
+
+type wireView struct {
+	Writable []string   `json:"writable,omitempty"`
+	Zones    []wireZone `json:"zones,omitempty"`
+	Later    []string   `json:"later,omitempty"`
+	Sockets  []string   `json:"sockets,omitempty"`
+}
+
+type wireZone struct {
+	Dir   string      `json:"dir"`
+	Mode  uint32      `json:"mode"`
+	Keep  []wireKept  `json:"keep,omitempty"`
+	Links [][2]string `json:"links,omitempty"`
+}
+
+type wireKept struct {
+	Path  string `json:"path"`
+	Dir   bool   `json:"dir,omitempty"`
+	Write bool   `json:"write,omitempty"`
+}
+
+type wireSockFilter struct {
+	Code uint16 `json:"c"`
+	Jt   uint8  `json:"t"`
+	Jf   uint8  `json:"f"`
+	K    uint32 `json:"k"`
+}
+
+func (v *viewPlan) wire() wireView {
+	w := wireView{Writable: v.writable, Later: v.later, Sockets: v.sockets}
+	for _, z := range v.zones {
+		wz := wireZone{Dir: z.dir, Mode: z.mode}
+		for _, k := range z.keep {
+			wz.Keep = append(wz.Keep, wireKept{Path: k.path, Dir: k.dir, Write: k.write})
+		}
+		for _, l := range z.links {
+			wz.Links = append(wz.Links, [2]string{l.path, l.target})
+		}
+		w.Zones = append(w.Zones, wz)
+	}
+	return w
+}
+
+func (w wireView) plan() *viewPlan {
+	v := &viewPlan{writable: w.Writable, later: w.Later, sockets: w.Sockets}
+	for _, wz := range w.Zones {
+		z := zone{dir: wz.Dir, mode: wz.Mode}
+		for _, k := range wz.Keep {
+			z.keep = append(z.keep, kept{path: k.Path, dir: k.Dir, write: k.Write})
+		}
+		for _, l := range wz.Links {
+			z.links = append(z.links, link{path: l[0], target: l[1]})
+		}
+		v.zones = append(v.zones, z)
+	}
+	return v
+}
+
+// startHelper starts cmd through the helper: the mnemos binary, in a new
+// user namespace that maps the user to itself and a new mount namespace,
+// keeping CAP_SYS_ADMIN there (an ambient capability) until it has built
+// the view; then it drops every capability, sets no_new_privs, applies
+// the ruleset and the filter, and executes the command in place, so
+// cmd.Process is the command. It returns once the command runs, or the
+// helper's error.
+func startHelper(cmd *exec.Cmd, c confinementOf) error {
+	planR, planW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer planR.Close()
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		planW.Close()
+		return err
+	}
+	defer statusR.Close()
+	msg := helperPlanMsg{View: c.view.wire(), Dir: cmd.Dir}
+	for _, f := range c.filter {
+		msg.Filter = append(msg.Filter, wireSockFilter{Code: f.Code, Jt: f.Jt, Jf: f.Jf, K: f.K})
+	}
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		planW.Close()
+		statusW.Close()
+		return err
+	}
+	// The plan is small (a few KiB); written ahead, it waits in the pipe.
+	go func() {
+		_, _ = planW.Write(raw)
+		planW.Close()
+	}()
+	dup, err := unix.FcntlInt(uintptr(c.fd), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		planW.Close()
+		statusW.Close()
+		return err
+	}
+	ruleset := os.NewFile(uintptr(dup), "landlock-ruleset")
+	defer ruleset.Close()
+	path, args, extra, attr := cmd.Path, cmd.Args, cmd.ExtraFiles, cmd.SysProcAttr
+	defer func() { cmd.Path, cmd.Args, cmd.ExtraFiles, cmd.SysProcAttr = path, args, extra, attr }()
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = append([]string{HelperName, path}, args...)
+	cmd.ExtraFiles = []*os.File{ruleset, planR, statusW}
+	sys := &syscall.SysProcAttr{}
+	if attr != nil {
+		*sys = *attr
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	sys.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWNS
+	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	sys.GidMappingsEnableSetgroups = false
+	sys.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	cmd.SysProcAttr = sys
+	err = cmd.Start()
+	statusW.Close()
+	if err != nil {
+		return err
+	}
+	why, _ := io.ReadAll(statusR)
+	if len(why) > 0 {
+		_ = cmd.Wait()
+		return fmt.Errorf("%s", why)
+	}
+	return nil
+}
+
+// RunHelper is the helper's main: argv is [HelperName, PATH, ARGV0,
+// ARGS...]. It returns only on failure, with the status to exit with,
+// after telling the parent why.
+func RunHelper(argv []string) int {
+	status := os.NewFile(helperStatus, "status")
+	fail := func(err error) int {
+		fmt.Fprintf(status, "%v", err)
+		return 127
+	}
+	if len(argv) < 3 {
+		return fail(errors.New("the sandbox helper needs a program to run"))
+	}
+	runtime.LockOSThread()
+	raw, err := io.ReadAll(os.NewFile(helperPlan, "plan"))
+	if err != nil {
+		return fail(fmt.Errorf("read the sandbox plan: %w", err))
+	}
+	unix.Close(helperPlan)
+	var msg helperPlanMsg
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		return fail(fmt.Errorf("read the sandbox plan: %w", err))
+	}
+	if err := msg.View.plan().build(); err != nil {
+		return fail(fmt.Errorf("build the sandbox's view: %w", err))
+	}
+	if msg.Dir != "" {
+		if err := unix.Chdir(msg.Dir); err != nil {
+			return fail(fmt.Errorf("chdir %s: %w", msg.Dir, err))
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("clear ambient capabilities: %w", err))
+	}
+	if unix.Geteuid() == 0 {
+		// Root keeps root's short list, as on a confined thread.
+		if _, err := dropCapabilities(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("set no_new_privs: %w", err))
+	}
+	if err := ll.LandlockRestrictSelf(helperRuleset, 0); err != nil {
+		return fail(fmt.Errorf("landlock_restrict_self: %w", err))
+	}
+	unix.Close(helperRuleset)
+	if len(msg.Filter) > 0 {
+		prog := make([]unix.SockFilter, len(msg.Filter))
+		for i, f := range msg.Filter {
+			prog[i] = unix.SockFilter{Code: f.Code, Jt: f.Jt, Jf: f.Jf, K: f.K}
+		}
+		if err := installSeccomp(prog); err != nil {
+			return fail(err)
+		}
+	}
+	if err := closeInheritedOnExec(); err != nil {
+		return fail(err)
+	}
+	// The status pipe is close-on-exec now: the parent reads end of file
+	// once the command runs.
+	err = unix.Exec(argv[1], argv[2:], os.Environ())
+	return fail(fmt.Errorf("exec %s: %w", argv[1], err))
+}
