@@ -155,6 +155,19 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	if spec.Required && !status.Enforceable() {
 		return failed, g.refused(ctx, req, sb, status, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable, Hint: sb.unenforceableHint(status)})
 	}
+	if spec.Required {
+		// Every promise, or nothing runs.
+		if missing := status.Missing(); len(missing) > 0 {
+			m := missing[0]
+			hint := m.Hint
+			if h := sb.unenforceableHint(status); h != "" {
+				hint += "; or " + h
+			}
+			return failed, g.refused(ctx, req, sb, status, &SandboxError{Status: status,
+				Err:  fmt.Errorf("%w: the sandbox cannot keep its promise that %s: %s", sandbox.ErrUnenforceable, m.What, m.Why),
+				Hint: hint})
+		}
+	}
 	// Signals sent to mnemos from here on reach the command (or, before it
 	// starts, wait for it), so mnemos always records run.finished.
 	sigs := make(chan os.Signal, 8)
@@ -379,7 +392,11 @@ func (sb runSandbox) startedAttrs(st sandbox.Status) []any {
 			attrs = append(attrs, slog.Any(l.key, l.list))
 		}
 	}
-	return append(attrs, slog.Bool("required", s.Required), slog.String("note", st.Note()))
+	promises := make([]any, 0, 7)
+	for _, p := range st.Promises() {
+		promises = append(promises, slog.Bool(p.Key, p.Holds))
+	}
+	return append(attrs, slog.Bool("required", s.Required), slog.String("note", st.Note()), slog.Group("promises", promises...))
 }
 
 // sandboxSpec builds the Landlock ruleset for a run from the decision and

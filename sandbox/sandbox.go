@@ -320,11 +320,16 @@ func (s Status) Gaps() []string {
 	} else {
 		g = append(g, "UDP, MPTCP and other non-TCP sockets")
 	}
-	g = append(g,
-		"connecting to unix socket files (an ssh or gpg agent, a docker socket)",
-		"file metadata: stat, readlink and chdir anywhere",
-		"files reachable through hard links made before the command started",
-	)
+	if !s.View {
+		g = append(g,
+			"connecting to unix socket files (an ssh or gpg agent, a docker socket)",
+			"file metadata: chmod, chown, utime and setxattr on files it cannot open; stat, readlink and chdir anywhere",
+			"writing what runs later inside the workspace (git hooks and config, .envrc)",
+		)
+	} else {
+		g = append(g, "stat, readlink and chdir in the system directories it may read")
+	}
+	g = append(g, "files reachable through hard links made before the command started")
 	if s.TerminalInjection && !s.filtered() {
 		g = append(g, "pushing input into a terminal it holds (TIOCSTI; dev.tty.legacy_tiocsti is on)")
 	}

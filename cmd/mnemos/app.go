@@ -123,6 +123,9 @@ type app struct {
 	now     func() time.Time
 
 	g *gate.Gate
+	// onlyTightens names the command when it can only make things
+	// stricter: files StrictModes refuses are then warnings (see trust).
+	onlyTightens string
 }
 
 // exitError carries an exit code and, optionally, a message and hint.
@@ -246,6 +249,11 @@ func exitCodeOf(w io.Writer, err error) int {
 		printErr(w, pe.Error(), "fix the policy file; `"+lint+"` lists every problem in it")
 		return exitConfig
 	}
+	var ue *gate.UnsafeError
+	if errors.As(err, &ue) {
+		printUnsafe(w, ue)
+		return exitConfig
+	}
 	var se *gate.StateError
 	if errors.As(err, &se) {
 		printErr(w, se.Error(), "check that the state directory is readable and not locked by another program")
@@ -321,6 +329,8 @@ func (a *app) paths() (gate.Paths, error) {
 
 // loadPolicy reads the configured policy: the user's file, or the built-in
 // default when there is none. An unreadable or invalid file is an error.
+// It checks no owner or mode: its callers do (checkModes,
+// loadCheckedPolicy).
 func loadPolicy(p gate.Paths) (*policy.Policy, error) {
 	if _, err := os.Stat(p.PolicyFile); errors.Is(err, fs.ErrNotExist) {
 		return policy.Default(), nil
@@ -344,7 +354,7 @@ var probeSandbox = sandbox.Probe
 // policy of the workspace of cwd. An invalid file in any layer is an error:
 // nothing runs until it is fixed. Loosening attempts of lower layers are
 // ignored by construction (policy.Merge); `mnemos policy lint` reports
-// them.
+// them. The caller has checked the files' owners and modes (checkModes).
 func (a *app) loadLayers(paths gate.Paths, cwd string) (*policy.Policy, error) {
 	user, err := loadPolicy(paths)
 	if err != nil {
@@ -388,6 +398,9 @@ func (a *app) gate() (*gate.Gate, error) {
 		return nil, err
 	}
 	cwd, _ := os.Getwd()
+	if err := a.checkModes(paths, cwd); err != nil {
+		return nil, err
+	}
 	pol, err := a.loadLayers(paths, cwd)
 	if err != nil {
 		return nil, err

@@ -163,6 +163,7 @@ type DenyCmd struct {
 
 // Run rejects a request.
 func (c *DenyCmd) Run(a *app) error {
+	a.onlyTightens = "approvals deny"
 	g, err := a.gate()
 	if err != nil {
 		return err
@@ -184,6 +185,7 @@ type CancelCmd struct {
 
 // Run withdraws a request.
 func (c *CancelCmd) Run(a *app) error {
+	a.onlyTightens = "approvals cancel"
 	g, err := a.gate()
 	if err != nil {
 		return err

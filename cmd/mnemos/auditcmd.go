@@ -27,6 +27,9 @@ func (c *AuditTailCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
+		return err
+	}
 	recs, err := audit.Open(p.AuditFile, audit.Options{}).Tail(c.N)
 	if err != nil {
 		return &exitError{code: exitConfig, msg: "cannot read the audit log: " + err.Error()}
@@ -90,6 +93,9 @@ type AuditVerifyCmd struct {
 func (c *AuditVerifyCmd) Run(a *app) error {
 	p, err := a.paths()
 	if err != nil {
+		return err
+	}
+	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
 		return err
 	}
 	rep, err := audit.Verify(p.AuditFile, "")

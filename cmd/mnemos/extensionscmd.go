@@ -159,6 +159,7 @@ type ExtensionsRevokeCmd struct {
 
 // Run revokes an extension.
 func (c *ExtensionsRevokeCmd) Run(a *app) error {
+	a.onlyTightens = "extensions revoke"
 	g, err := a.gate()
 	if err != nil {
 		return err

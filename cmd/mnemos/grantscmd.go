@@ -27,6 +27,7 @@ func (c *PruneCmd) Run(a *app) error {
 	if err != nil || d <= 0 {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("--unused-for %q is not a positive duration", c.UnusedFor), hint: "write it like 90d, 36h or 45m"}
 	}
+	a.onlyTightens = "grants prune"
 	g, err := a.gate()
 	if err != nil {
 		return err
@@ -131,6 +132,7 @@ func (c *RevokeCmd) Run(a *app) error {
 	if err != nil || id <= 0 {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("grant id %q is not a positive number", c.ID), hint: "see ids with `mnemos grants list`"}
 	}
+	a.onlyTightens = "grants revoke"
 	g, err := a.gate()
 	if err != nil {
 		return err

@@ -99,7 +99,7 @@ func (c *LintCmd) lint(a *app, name string, src []byte) ([]policy.Diagnostic, er
 		if err != nil {
 			return nil, err
 		}
-		if user, err = loadPolicy(paths); err != nil {
+		if user, err = a.loadCheckedPolicy(paths); err != nil {
 			return nil, err
 		}
 	}

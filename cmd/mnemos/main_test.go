@@ -41,6 +41,17 @@ func TestMain(m *testing.M) {
 					return st
 				}
 			}
+			// Scripts may describe a machine where the view cannot be
+			// built (user namespaces disabled).
+			if v := os.Getenv("MNEMOS_TEST_NO_VIEW"); v != "" {
+				probe := probeSandbox
+				probeSandbox = func() sandbox.Status {
+					st := probe()
+					st.View, st.ViewErr = false, v
+					st.ViewHint = "sudo sysctl -w kernel.unprivileged_userns_clone=1 (and set it in /etc/sysctl.d to keep it)"
+					return st
+				}
+			}
 			os.Exit(Main(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv))
 		},
 	})
@@ -76,6 +87,8 @@ func TestScript(t *testing.T) {
 			switch cond {
 			case "landlock":
 				return sandbox.Probe().ABI > 0, nil
+			case "view":
+				return sandbox.Probe().View, nil
 			case "root":
 				return os.Geteuid() == 0, nil
 			case "python3":
@@ -108,7 +121,7 @@ func TestScript(t *testing.T) {
 				cmd := exec.Command(prog, args[2:]...)
 				cmd.Dir = ts.MkAbs(".")
 				var env []string
-				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "MNEMOS_TEST_LANDLOCK_ABI"} {
+				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "MNEMOS_TEST_LANDLOCK_ABI", "MNEMOS_TEST_NO_VIEW"} {
 					env = append(env, k+"="+ts.Getenv(k))
 				}
 				cmd.Env = append(os.Environ(), env...)

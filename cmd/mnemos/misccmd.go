@@ -8,16 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
-// InitCmd writes the default policy file.
+// InitCmd writes the default policy file and makes the audit log's key.
 type InitCmd struct {
 	Force bool `help:"Overwrite an existing policy file."`
 }
 
-// Run writes the commented default policy to the config directory.
+// Run writes the commented default policy to the config directory and
+// makes the audit log's key in the state directory, unless it exists.
 func (c *InitCmd) Run(a *app) error {
 	p, err := a.paths()
 	if err != nil {
@@ -32,6 +34,19 @@ func (c *InitCmd) Run(a *app) error {
 		return &exitError{code: exitConfig, msg: "cannot write the policy: " + err.Error()}
 	}
 	fmt.Fprintf(a.io.out, "wrote %s (level: %s)\n", p.PolicyFile, policy.Default().Level)
+	log := audit.Open(p.AuditFile, audit.Options{})
+	defer log.Close()
+	created, err := log.EnsureKey(a.ctx)
+	if err != nil {
+		hint := "check that the state directory is writable"
+		if errors.Is(err, audit.ErrIntegrity) {
+			hint = "see `mnemos audit verify`"
+		}
+		return &exitError{code: exitConfig, msg: "cannot make the audit log's key: " + strings.TrimPrefix(err.Error(), "audit: "), hint: hint}
+	}
+	if created {
+		fmt.Fprintf(a.io.out, "wrote %s (the key the audit log is MACed with)\n", log.KeyPath())
+	}
 	for _, dir := range []string{p.ConfigDir, p.StateDir} {
 		if tmp := inTemp(dir); tmp != "" {
 			fmt.Fprintf(a.io.err, "mnemos: warning: %s is under %s, which every sandboxed command may write: mnemos run will refuse to run\n", dir, tmp)
@@ -67,9 +82,23 @@ func (c *SandboxStatusCmd) Run(a *app) error {
 	s := probeSandbox()
 	if c.JSON {
 		return writeJSON(a.io.out, map[string]any{"landlock_abi": s.ABI, "enforced": s.Enforced, "seccomp": s.Seccomp,
+			"view": s.View, "view_error": s.ViewErr, "promises": s.Promises(),
 			"note": s.Note(), "gaps": s.Gaps(), "error": s.Err, "seccomp_error": s.SeccompErr})
 	}
-	fmt.Fprintf(a.io.out, "landlock abi: %d\nenforced: %v\nseccomp: %v\n%s\n", s.ABI, s.Enforced, s.Seccomp, s.Note())
+	fmt.Fprintf(a.io.out, "landlock abi: %d\nenforced: %v\nseccomp: %v\nview: %v\n%s\n", s.ABI, s.Enforced, s.Seccomp, s.View, s.Note())
+	held := 0
+	for _, p := range s.Promises() {
+		if p.Holds {
+			held++
+			fmt.Fprintf(a.io.out, "holds: %s: %s\n", p.Key, p.What)
+			continue
+		}
+		fmt.Fprintf(a.io.out, "does not hold: %s: %s: %s\n", p.Key, p.What, p.Why)
+		if p.Hint != "" {
+			fmt.Fprintf(a.io.out, "  to restore it: %s\n", p.Hint)
+		}
+	}
+	fmt.Fprintf(a.io.out, "promises kept: %d of 7\n", held)
 	for _, g := range s.Gaps() {
 		fmt.Fprintf(a.io.out, "not restricted: %s\n", g)
 	}

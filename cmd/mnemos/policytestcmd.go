@@ -34,7 +34,7 @@ func (c *TestCmd) Run(a *app) error {
 		if perr != nil {
 			return perr
 		}
-		p, err = loadPolicy(paths)
+		p, err = a.loadCheckedPolicy(paths)
 	}
 	if err != nil {
 		return err

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/gate"
@@ -54,6 +60,7 @@ func (c *RunCmd) Run(a *app) error {
 	}
 	warnJudge(a, res.Decision)
 	if res.Ran {
+		warnPromises(a)
 		for _, q := range res.Quarantined {
 			fmt.Fprintf(a.io.err, "mnemos: warning: the command created %s, which would run outside the sandbox later; moved it to %s\n", q[0], q[1])
 		}
@@ -103,4 +110,41 @@ func warnJudge(a *app, d gate.Decision) {
 			return
 		}
 	}
+}
+
+// warnPromises says on stderr, once per session (the agent's session id,
+// or else the process that ran mnemos), which of the sandbox's promises do
+// not hold on this machine. A marker in the state directory remembers
+// that the session was told.
+func warnPromises(a *app) {
+	missing := probeSandbox().Missing()
+	if len(missing) == 0 {
+		return
+	}
+	keys := make([]string, len(missing))
+	for i, p := range missing {
+		keys[i] = p.Key
+	}
+	session := a.cli.Session
+	if session == "" {
+		session = "ppid-" + strconv.Itoa(os.Getppid())
+	}
+	sum := sha256.Sum256([]byte(session + "\x00" + strings.Join(keys, ",")))
+	if paths, err := a.paths(); err == nil {
+		dir := filepath.Join(paths.StateDir, "warned")
+		marker := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+		if _, err := os.Stat(marker); err == nil {
+			return
+		}
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			if f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+				f.Close()
+			} else if errors.Is(err, fs.ErrExist) {
+				return
+			}
+		}
+	}
+	fmt.Fprintf(a.io.err, "mnemos: warning: the sandbox keeps %d of its 7 promises here; %s do not hold (%s)\n",
+		7-len(missing), strings.Join(keys, ", "), missing[0].Why)
+	fmt.Fprintf(a.io.err, "mnemos: hint: mnemos sandbox status says what restores them; sandbox: {required: true} in the policy refuses to run without them\n")
 }
