@@ -182,13 +182,40 @@
 // cannot enforce those limits, while still letting a kernel without
 // Landlock run the command unconfined.
 //
+// # The view
+//
+// Landlock can only grant, and it does not restrict chmod, chown, utime,
+// setxattr or connecting to a socket file. With Spec.View, the command
+// also runs in a private mount namespace (view_linux.go) where every
+// mount is read-only but the ReadWrite trees; Spec.Later (what runs later
+// outside the sandbox: git hooks, config and info, .envrc, editor tasks,
+// PATH directories, see LaterPaths) is bound read-only over itself inside
+// them; the home directory, /root, /home, /run, /var, /mnt, /media and /srv
+// are replaced by empty read-only directories holding only what the spec
+// grants in them (so the sockets of the user's session are absent); and
+// the socket files of the temp directories' session directories and those
+// the environment names are covered with /dev/null. A process with
+// CAP_SYS_ADMIN builds it on the thread that starts the command, before
+// Landlock and the seccomp filter; any other starts the mnemos binary as
+// its helper (HelperName) in a new user and mount namespace, which builds
+// the view, confines itself and executes the command. Later paths that do
+// not exist are listed in Applied.Absent for the caller to look at when
+// the command ends; BecomeSubreaper and ReapLeftovers let it stop what the
+// command left running first. Status.Promises says which of the seven
+// promises hold on this machine.
+//
+// Before any command starts, every descriptor above the standard streams
+// is marked close-on-exec: only stdin, stdout and stderr cross.
+//
 // # What stays open
 //
-// A confined command can still: with network, send UDP anywhere; connect
-// to unix socket files such as an ssh or gpg agent or the docker socket;
-// stat, readlink and chdir anywhere; read a file through a hard link made
-// before it started; and use the descriptors it inherits (standard streams
-// redirected by the caller keep their access). Without the seccomp filter
+// A confined command can still: with network, send UDP anywhere; stat,
+// readlink and chdir in the trees it may read; read a file through a hard
+// link made before it started; and use its standard streams (redirected
+// by the caller, they keep their access). Without the view it can also
+// connect to unix socket files such as an ssh or gpg agent or the docker
+// socket, change the metadata of files it cannot open, and write what
+// runs later inside the workspace. Without the seccomp filter
 // it can also use UDP, MPTCP (which reaches any TCP server even without
 // network while net.mptcp.enabled is 1) and other non-TCP sockets, connect
 // with TCP Fast Open past the port rules, and, where
