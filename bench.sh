@@ -33,12 +33,28 @@ fi
 if command -v sudo >/dev/null && sudo -n /bin/true 2>/dev/null; then
   scale+=(-n sudo 'sudo -n /bin/true')
 fi
+# MNEMOS_BASELINE=REV also times `run` as built from that revision, in the
+# same hyperfine run, with its own state directory.
+baseline=()
+if [ -n "${MNEMOS_BASELINE:-}" ]; then
+  mkdir "$tmp/base"
+  git -C "$src" archive "$MNEMOS_BASELINE" | tar -x -C "$tmp/base"
+  (cd "$tmp/base" && CGO_ENABLED=0 go build -trimpath -o "$tmp/mnemos-base" ./cmd/mnemos)
+  "$tmp/mnemos-base" --home "$tmp/basehome" init >/dev/null
+  cat >>"$tmp/basehome/policy.yaml" <<'POL'
+rules:
+  - name: bench true
+    action: allow
+    command: {argv_prefix: [/bin/true]}
+POL
+  baseline+=(-n run-baseline "$tmp/mnemos-base --home $tmp/basehome run -- /bin/true")
+fi
 hyperfine -N --warmup 5 --runs "$runs" --export-json "$tmp/h.json" \
   -n true '/bin/true' \
   -n check "$tmp/mnemos policy check --dry-run -- git status" \
   -n check-recorded "$tmp/mnemos policy check -- git status" \
   -n run "$tmp/mnemos run -- /bin/true" \
-  "${scale[@]}" >&2
+  "${baseline[@]}" "${scale[@]}" >&2
 python3 - "$tmp/h.json" <<'PY'
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
@@ -64,8 +80,13 @@ for line in open(sys.argv[1]):
         runs.setdefault(m.group(1), []).append(float(m.group(2)) / 1e6)
 med = {k: statistics.median(v) for k, v in runs.items()}
 for name, what in [("exec", "/bin/true, plain exec.Cmd"), ("sandbox", "/bin/true, sandbox.Start"),
+                   ("noview", "/bin/true, without the view"), ("helper", "/bin/true, view by the helper"),
                    ("prepared", "/bin/true, prepared thread"), ("spec", "building the run's spec")]:
-    print(f"{what:28s} median {med[name]:7.3f} ms  (n={len(runs[name])} rounds of 100)")
+    if name in med:
+        print(f"{what:28s} median {med[name]:7.3f} ms  (n={len(runs[name])} rounds of 100)")
+print(f"{'the view, on a thread':28s} median {med['sandbox'] - med['noview']:7.3f} ms  (sandbox - noview: as root)")
+if "helper" in med:
+    print(f"{'the view, by the helper':28s} median {med['helper'] - med['noview']:7.3f} ms  (helper - noview: without CAP_SYS_ADMIN)")
 added = med["sandbox"] - med["exec"] + med["spec"]
 print(f"{'sandbox step, cold':28s} median {added:7.3f} ms  (sandbox - exec + spec: nothing prepared)")
 print(f"{'sandbox step, as run':28s} median {med['prepared'] - med['exec']:7.3f} ms  (prepared - exec: spec and thread prepared during the decision; target 0.3 ms)")

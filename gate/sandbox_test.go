@@ -563,6 +563,26 @@ func BenchmarkSandboxStart(b *testing.B) {
 			return err
 		})
 	})
+	// The private mount view's share: the same start without it, and with
+	// it built by the helper process, as a user without CAP_SYS_ADMIN
+	// starts commands.
+	noView, byHelper := sb.spec, sb.spec
+	noView.View = false
+	byHelper.ViewByHelper = true
+	b.Run("noview", func(b *testing.B) {
+		run(b, func(cmd *exec.Cmd) error {
+			_, err := sandbox.Start(cmd, noView)
+			return err
+		})
+	})
+	if st := sandbox.Probe(); st.View {
+		b.Run("helper", func(b *testing.B) {
+			run(b, func(cmd *exec.Cmd) error {
+				_, err := sandbox.Start(cmd, byHelper)
+				return err
+			})
+		})
+	}
 	// As a run starts it: with the path rules prepared while the decision
 	// was made (that work is off the clock here, as it is off the run's
 	// critical path).
