@@ -28,7 +28,7 @@ const (
 // isReserved reports whether k is one of the keys Append writes itself.
 func isReserved(k string) bool {
 	switch k {
-	case "time", "level", "msg", "seq", "prev":
+	case "time", "level", "msg", "seq", "prev", "mac":
 		return true
 	}
 	return false
@@ -59,7 +59,7 @@ type encoder struct {
 // closing brace and the newline.
 func encodeBody(attrs []slog.Attr) ([]byte, error) {
 	e := encoder{b: make([]byte, 0, 256)}
-	keys := []string{"time", "level", "msg", "seq", "prev"}
+	keys := []string{"time", "level", "msg", "seq", "prev", "mac"}
 	e.top = &keys
 	if _, err := e.members(attrs, false, &keys, 0); err != nil {
 		return nil, err

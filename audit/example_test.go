@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mnemos-dev/mnemos/audit"
@@ -21,7 +22,10 @@ func ExampleLog_Append() {
 	path := filepath.Join(dir, "audit.jsonl")
 	clock := func() time.Time { return time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC) }
 
-	l := audit.Open(path, audit.Options{Clock: clock})
+	// A fixed key makes the MACs below reproducible; leave Rand nil and
+	// the key comes from crypto/rand.
+	key := strings.NewReader(strings.Repeat("k", audit.KeySize))
+	l := audit.Open(path, audit.Options{Clock: clock, Rand: key})
 	defer l.Close()
 	ctx := context.Background()
 	// Secrets are redacted on the way in.
@@ -46,11 +50,16 @@ func ExampleLog_Append() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("ok:", rep.OK, "lines:", rep.Lines)
+	fmt.Println("ok:", rep.OK, "lines:", rep.Lines, "keyed:", rep.Keyed)
+	// The head is what to keep elsewhere; VerifyOptions.Head checks that
+	// the log still extends it.
+	head, _ := rep.Head()
+	fmt.Println(head)
 	// Output:
-	// {"time":"2026-03-01T10:00:00Z","level":"INFO","msg":"policy.decision","seq":1,"prev":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","decision":"allow","argv":["gh","api","--token","[REDACTED]"]}
-	// {"time":"2026-03-01T10:00:00Z","level":"INFO","msg":"run.finished","seq":2,"prev":"29cb8cebafedc930b14bd84c017a7aef5a7251f6bef4d145b832fab54ef81db8","exit":0}
-	// ok: true lines: 2
+	// {"time":"2026-03-01T10:00:00Z","level":"INFO","msg":"policy.decision","seq":1,"prev":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","decision":"allow","argv":["gh","api","--token","[REDACTED]"],"mac":"2ed1a7618279b68ff8213822ad114853e56d0634d6e37eb3ef3125fec729cb3c"}
+	// {"time":"2026-03-01T10:00:00Z","level":"INFO","msg":"run.finished","seq":2,"prev":"7806c95b19de6da7d3bf3aa38c6aede424adc0c8ceb84ce91d7d39d3e4c790f0","exit":0,"mac":"484c566b0f25a8f396e69fd29a29b0317e06695cc77bb3fbcde5ef99372c0ea0"}
+	// ok: true lines: 2 keyed: 2
+	// mnemos-audit-head 2 484c566b0f25a8f396e69fd29a29b0317e06695cc77bb3fbcde5ef99372c0ea0
 }
 
 func ExampleRedactArgv() {

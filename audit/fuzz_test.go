@@ -52,6 +52,10 @@ func FuzzVerify(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	key, err := os.ReadFile(KeyPath(path))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(seed, anc)
 	f.Add(seed[:len(seed)/2], anc)
 	f.Add([]byte("{}\n"), []byte(`{"count":1,"last_hash":"x"}`))
@@ -60,6 +64,9 @@ func FuzzVerify(f *testing.F) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "a.jsonl")
 		if err := os.WriteFile(p, log, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(KeyPath(p), key, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if anchorData != nil {

@@ -22,10 +22,27 @@ func hashLine(line []byte) [32]byte { return sha256.Sum256(line) }
 type header struct {
 	seq  int
 	prev [32]byte
+	// keyed lines end with a "mac" member: the MAC of the bytes before it
+	// (signed of them).
+	keyed  bool
+	mac    [32]byte
+	signed int
+}
+
+// macOf splits a keyed line: it ends with ,"mac":"<64 lower-case hex>"}
+// and the MAC covers every byte before that member. ok is false for a
+// line without one.
+func macOf(line []byte) (signed []byte, mac [32]byte, ok bool) {
+	n := len(line) - macSuffixLen
+	if n < 1 || !bytes.HasPrefix(line[n:], []byte(`,"mac":"`)) || !bytes.HasSuffix(line, []byte(`"}`)) {
+		return nil, mac, false
+	}
+	mac, ok = decodeHex32(line[n+len(`,"mac":"`) : len(line)-2])
+	return line[:n], mac, ok
 }
 
 // parseHeader checks that line is one JSON object with the fixed keys and
-// returns its seq and prev.
+// returns its seq and prev, and its MAC when it is keyed.
 func parseHeader(line []byte) (header, error) {
 	var h struct {
 		Time  *string `json:"time"`
@@ -61,6 +78,9 @@ func parseHeader(line []byte) (header, error) {
 	hd.seq = *h.Seq
 	if n, err := hex.Decode(hd.prev[:], []byte(*h.Prev)); err != nil || n != 32 || len(*h.Prev) != 64 {
 		return header{}, errors.New(`"prev" is not a hex SHA-256`)
+	}
+	if signed, mac, ok := macOf(line); ok {
+		hd.keyed, hd.mac, hd.signed = true, mac, len(signed)
 	}
 	return hd, nil
 }

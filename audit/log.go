@@ -3,10 +3,12 @@ package audit
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -31,6 +33,9 @@ const (
 	KindChannelDelivered  = "channel.delivered"
 	KindChannelFailed     = "channel.failed"
 	KindExtensionPrefix   = "extension."
+	// KindAuditKeyed is written by EnsureKey when it makes the key for a
+	// log that already holds lines: the keyed part starts there.
+	KindAuditKeyed = "audit.keyed"
 )
 
 const (
@@ -40,9 +45,10 @@ const (
 
 // ErrIntegrity reports a log that does not continue its own chain or does
 // not match its anchor: an incomplete or unparseable last line, a missing
-// or disagreeing anchor. Append refuses to write after such a log, so
-// that a tampered history is never sealed by a new anchor; `audit verify`
-// says what is wrong.
+// or disagreeing anchor, an anchor whose MAC is wrong, a keyed log whose
+// key is missing, an unkeyed last line once the key exists. Append refuses
+// to write after such a log, so that a tampered history is never sealed by
+// a new anchor; `audit verify` says what is wrong.
 var ErrIntegrity = errors.New("audit log failed its integrity check")
 
 // Options configure a Log. The zero value is ready to use.
@@ -56,33 +62,53 @@ type Options struct {
 	// returns. Without it an append survives a crash of mnemos but not
 	// necessarily a crash of the machine.
 	Sync bool
+	// Key is the key file's path; empty means KeyPath(path).
+	Key string
+	// Rand is the source of a new key; nil means crypto/rand.Reader.
+	Rand io.Reader
 }
 
 // Log appends events to one log file. It is safe for concurrent use by
 // goroutines, and several processes (or several Logs) may append to the
 // same file: each append holds an exclusive flock on the log.
 type Log struct {
-	path   string
-	anchor string
-	clock  func() time.Time
-	sync   bool
+	path    string
+	anchor  string
+	keyPath string
+	clock   func() time.Time
+	sync    bool
+	rand    io.Reader
 
 	mu sync.Mutex
 	f  *os.File // opened by the first Append
+	// mac holds the key once read: one HMAC per line, no file read.
+	mac *macer
+	// wrote is the anchor this Log last wrote. An anchor still holding
+	// exactly these bytes needs no MAC check: this Log made its MAC.
+	wrote []byte
 }
 
 // Open returns a Log for path. Nothing is opened or created until the
 // first Append.
 func Open(path string, opts Options) *Log {
-	l := &Log{path: path, anchor: opts.Anchor, clock: opts.Clock, sync: opts.Sync}
+	l := &Log{path: path, anchor: opts.Anchor, keyPath: opts.Key, clock: opts.Clock, sync: opts.Sync, rand: opts.Rand}
 	if l.anchor == "" {
 		l.anchor = path + ".anchor"
+	}
+	if l.keyPath == "" {
+		l.keyPath = KeyPath(path)
 	}
 	if l.clock == nil {
 		l.clock = time.Now
 	}
+	if l.rand == nil {
+		l.rand = rand.Reader
+	}
 	return l
 }
+
+// KeyPath returns the key file's path.
+func (l *Log) KeyPath() string { return l.keyPath }
 
 // Path returns the log's path.
 func (l *Log) Path() string { return l.path }
@@ -94,14 +120,19 @@ func (l *Log) AnchorPath() string { return l.anchor }
 // any depth, in groups, slices, maps and structs) is redacted first with
 // [RedactString], argv-like string slices with [RedactArgv], and a value
 // whose key names a secret ("password", "api_key", "GITHUB_TOKEN") is
-// replaced whole. The keys time, level, msg, seq and prev are reserved.
+// replaced whole. The keys time, level, msg, seq, prev and mac are
+// reserved.
 //
 // Append creates the directory (0700) and the file (0600) if needed, takes
 // an exclusive lock, reads the last line backwards from the end, checks it
-// against the anchor, writes the new line with one O_APPEND write and
-// replaces the anchor, all under the lock. Any failure is returned and
-// nothing is left half written: callers must treat an error as "not
-// recorded" and refuse the action it was recording.
+// against the anchor, writes the new line, MACed with the key, with one
+// O_APPEND write and replaces the anchor, all under the lock. It reads the
+// key once per Log and keeps it. When there is no key yet and the log
+// holds no keyed line (a new log, or one written before keys existed), it
+// creates the key (see EnsureKey); when the log is keyed and the key is
+// missing, it refuses. Any failure is returned and nothing is left half
+// written: callers must treat an error as "not recorded" and refuse the
+// action it was recording.
 func (l *Log) Append(ctx context.Context, kind string, attrs ...slog.Attr) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("audit: %w", err)
@@ -131,69 +162,186 @@ func (l *Log) append(ctx context.Context, kind string, body []byte) (err error) 
 			err = uerr
 		}
 	}()
+	_, err = l.appendLocked(f, kind, body, false)
+	return err
+}
+
+// appendLocked writes one line under the log's exclusive lock. body is
+// the encoded attributes, from encodeBody. keyedEvent writes the
+// KindAuditKeyed event instead, and only if the key was created for it.
+func (l *Log) appendLocked(f *os.File, kind string, body []byte, keyedEvent bool) (logEnd, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return logEnd{}, err
 	}
 	size := fi.Size()
-	seq, prev, err := l.continuation(f, size)
+	end, err := l.continuation(f, size)
 	if err != nil {
-		return err
+		return end, err
 	}
-	line := appendHeader(make([]byte, 0, 160+len(body)), l.clock(), kind, seq, prev)
-	line = append(line, body...)
+	if keyedEvent {
+		if !end.created {
+			return end, nil // someone else made the key, and wrote with it
+		}
+		if body, err = encodeBody([]slog.Attr{slog.Int("unkeyed_lines", end.seq-1)}); err != nil {
+			return end, err
+		}
+	}
+	line := appendHeader(make([]byte, 0, 160+len(body)+macSuffixLen), l.clock(), kind, end.seq, end.prev)
+	line = append(line, body[:len(body)-len("}\n")]...)
+	mac := l.mac.line(line)
+	line = append(line, `,"mac":"`...)
+	line = hex.AppendEncode(line, mac[:])
+	line = append(line, '"', '}', '\n')
 	if len(line) > MaxLine {
-		return fmt.Errorf("event of %d bytes exceeds %d", len(line), MaxLine)
+		return end, fmt.Errorf("event of %d bytes exceeds %d", len(line), MaxLine)
 	}
 	if _, err := f.Write(line); err != nil {
-		return errors.Join(err, f.Truncate(size))
+		return end, errors.Join(err, f.Truncate(size))
 	}
 	if l.sync {
 		if err := f.Sync(); err != nil {
-			return errors.Join(err, f.Truncate(size))
+			return end, errors.Join(err, f.Truncate(size))
 		}
 	}
 	sum := hashLine(line[:len(line)-1])
-	if err := writeAnchor(l.anchor, anchor{Count: seq, LastHash: hex.EncodeToString(sum[:])}, l.sync); err != nil {
-		return errors.Join(fmt.Errorf("anchor: %w", err), f.Truncate(size))
+	a := anchor{Count: end.seq, LastHash: hex.EncodeToString(sum[:]), LastMAC: hex.EncodeToString(mac[:])}
+	am := l.mac.anchor(a)
+	a.MAC = hex.EncodeToString(am[:])
+	raw, err := writeAnchor(l.anchor, a, l.sync)
+	if err != nil {
+		l.wrote = nil
+		return end, errors.Join(fmt.Errorf("anchor: %w", err), f.Truncate(size))
 	}
-	return nil
+	l.wrote = raw
+	return end, nil
+}
+
+// logEnd is where the next line goes.
+type logEnd struct {
+	seq     int
+	prev    string
+	created bool // the key was created for this line
 }
 
 // continuation returns the seq and prev of the next line, after checking
-// the log's end against the anchor.
-func (l *Log) continuation(f *os.File, size int64) (seq int, prev string, err error) {
+// the log's end against the anchor, and loads the key (creating it for a
+// log that has no keyed line). The checks that need no key come first, so
+// that a log refused for them does not get a key it will never use.
+func (l *Log) continuation(f *os.File, size int64) (logEnd, error) {
 	last, err := lastLine(f, size)
 	if err != nil {
-		return 0, "", err
+		return logEnd{}, err
 	}
-	a, haveAnchor, err := readAnchor(l.anchor)
+	a, rawAnchor, haveAnchor, err := readAnchor(l.anchor)
 	if err != nil {
-		return 0, "", err
+		return logEnd{}, err
 	}
+	var h header
+	lastHash := emptyHash
+	interrupted := false
 	if last == nil {
 		if haveAnchor && a.Count > 0 {
-			return 0, "", fmt.Errorf("%w: the log is empty but its anchor records %d lines", ErrIntegrity, a.Count)
+			return logEnd{}, fmt.Errorf("%w: the log is empty but its anchor records %d lines", ErrIntegrity, a.Count)
 		}
-		return 1, emptyHash, nil
+	} else {
+		if h, err = parseHeader(last); err != nil {
+			return logEnd{}, fmt.Errorf("%w: last line: %w", ErrIntegrity, err)
+		}
+		sum := hashLine(last)
+		lastHash = hex.EncodeToString(sum[:])
+		switch {
+		case !haveAnchor:
+			return logEnd{}, fmt.Errorf("%w: anchor %s is missing", ErrIntegrity, l.anchor)
+		case h.keyed && !a.keyed():
+			return logEnd{}, fmt.Errorf("%w: the log is keyed but its anchor %s is not", ErrIntegrity, l.anchor)
+		case a.Count == h.seq && a.LastHash == lastHash:
+			if h.keyed && a.LastMAC != hex.EncodeToString(h.mac[:]) {
+				return logEnd{}, fmt.Errorf("%w: the anchor %s records another MAC for the last line (seq %d)", ErrIntegrity, l.anchor, h.seq)
+			}
+		case a.Count == h.seq-1 && a.LastHash == hex.EncodeToString(h.prev[:]):
+			// The previous append wrote its line but not its anchor; this
+			// append's anchor covers both, once the line's MAC holds.
+			interrupted = true
+		default:
+			return logEnd{}, fmt.Errorf("%w: the log ends at seq %d but its anchor records %d lines", ErrIntegrity, h.seq, a.Count)
+		}
 	}
-	h, err := parseHeader(last)
+	created, err := l.loadKey(h.keyed || a.keyed())
 	if err != nil {
-		return 0, "", fmt.Errorf("%w: last line: %w", ErrIntegrity, err)
+		return logEnd{}, err
 	}
-	sum := hashLine(last)
-	lastHash := hex.EncodeToString(sum[:])
 	switch {
-	case !haveAnchor:
-		return 0, "", fmt.Errorf("%w: anchor %s is missing", ErrIntegrity, l.anchor)
-	case a.Count == h.seq && a.LastHash == lastHash:
-	case a.Count == h.seq-1 && a.LastHash == hex.EncodeToString(h.prev[:]):
-		// The previous append wrote its line but not its anchor; this
-		// append's anchor covers both.
-	default:
-		return 0, "", fmt.Errorf("%w: the log ends at seq %d but its anchor records %d lines", ErrIntegrity, h.seq, a.Count)
+	case last != nil && !h.keyed && !created:
+		// Once the key exists every line is written with it.
+		return logEnd{}, fmt.Errorf("%w: the last line (seq %d) is not keyed, but the key %s exists: the log was written without the key", ErrIntegrity, h.seq, l.keyPath)
+	case a.keyed() && !bytes.Equal(rawAnchor, l.wrote) && !l.mac.checkAnchor(a):
+		return logEnd{}, fmt.Errorf("%w: the MAC of the anchor %s does not match: it was written without the key", ErrIntegrity, l.anchor)
+	case interrupted && h.keyed && l.mac.line(last[:h.signed]) != h.mac:
+		return logEnd{}, fmt.Errorf("%w: the MAC of the last line (seq %d) does not match", ErrIntegrity, h.seq)
 	}
-	return h.seq + 1, lastHash, nil
+	return logEnd{seq: h.seq + 1, prev: lastHash, created: created}, nil
+}
+
+// loadKey reads the key into l once. When it is missing it is created,
+// unless keyed says the log already has lines MACed with it: then the log
+// cannot be continued (nor its new lines checked) and Append refuses.
+func (l *Log) loadKey(keyed bool) (created bool, err error) {
+	if l.mac != nil {
+		return false, nil
+	}
+	key, err := readKey(l.keyPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		if keyed {
+			return false, fmt.Errorf("%w: the key %s is missing, but the log is keyed: its lines can no longer be checked", ErrIntegrity, l.keyPath)
+		}
+		key, created, err = createKey(l.keyPath, l.rand)
+	}
+	if err != nil {
+		return false, fmt.Errorf("key: %w", err)
+	}
+	l.mac = newMacer(key)
+	return created, nil
+}
+
+// EnsureKey makes the log's key if there is none; created says whether it
+// did. When the log already holds lines (written before keys existed), it
+// also appends a KindAuditKeyed event under the same lock, so that the
+// log is keyed from then on: once the key exists, a log with no keyed line
+// can only have been rewritten without it, and Verify says so.
+func (l *Log) EnsureKey(ctx context.Context) (created bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("audit: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := os.Lstat(l.keyPath); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("audit: %w", err)
+	}
+	if fi, err := os.Lstat(l.path); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode().IsRegular() && fi.Size() == 0) {
+		// No line yet: the first one will be keyed.
+		if _, created, err = createKey(l.keyPath, l.rand); err != nil {
+			return false, fmt.Errorf("audit: %s: key: %w", l.keyPath, err)
+		}
+		return created, nil
+	}
+	f, err := l.lock(ctx)
+	if err != nil {
+		return false, fmt.Errorf("audit: %s: %w", l.path, err)
+	}
+	defer func() {
+		if uerr := unlockFile(f); uerr != nil && err == nil {
+			err = fmt.Errorf("audit: %s: %w", l.path, uerr)
+		}
+	}()
+	end, err := l.appendLocked(f, KindAuditKeyed, nil, true)
+	if err != nil {
+		return false, fmt.Errorf("audit: %s: %w", l.path, err)
+	}
+	created = end.created
+	return created, nil
 }
 
 // lock opens the log if needed and takes the exclusive lock, making sure
@@ -301,7 +449,7 @@ type Record struct {
 	Time time.Time
 	Kind string
 	// Attrs holds the event's attributes: everything but time, level, msg,
-	// seq and prev. Numbers are json.Number.
+	// seq, prev and mac. Numbers are json.Number.
 	Attrs map[string]any
 	// Raw is the line as written, without its newline.
 	Raw []byte
@@ -359,6 +507,9 @@ func parseRecord(line []byte) (Record, error) {
 	r.Time, _ = time.Parse(time.RFC3339Nano, ts)
 	for _, k := range [...]string{"time", "level", "msg", "seq", "prev"} {
 		delete(m, k)
+	}
+	if h.keyed {
+		delete(m, "mac")
 	}
 	r.Attrs = m
 	return r, nil

@@ -1,16 +1,22 @@
 package audit
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +47,7 @@ func TestAppendCreatesPrivateFiles(t *testing.T) {
 	if err := l.Append(t.Context(), KindRunStarted); err != nil {
 		t.Fatal(err)
 	}
-	for p, want := range map[string]fs.FileMode{dir: fs.ModeDir | 0o700, path: 0o600, path + ".anchor": 0o600} {
+	for p, want := range map[string]fs.FileMode{dir: fs.ModeDir | 0o700, path: 0o600, path + ".anchor": 0o600, filepath.Join(dir, KeyFile): 0o600} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)
@@ -50,19 +56,19 @@ func TestAppendCreatesPrivateFiles(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", p, fi.Mode(), want)
 		}
 	}
-	if l.Path() != path || l.AnchorPath() != path+".anchor" {
-		t.Errorf("paths %q %q", l.Path(), l.AnchorPath())
+	if l.Path() != path || l.AnchorPath() != path+".anchor" || l.KeyPath() != filepath.Join(dir, KeyFile) {
+		t.Errorf("paths %q %q %q", l.Path(), l.AnchorPath(), l.KeyPath())
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("directory holds %d entries, want the log and its anchor", len(entries))
+	if len(entries) != 3 {
+		t.Errorf("directory holds %d entries, want the log, its anchor and its key", len(entries))
 	}
 }
 
 func TestAppendLineShape(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	rome := time.FixedZone("CET", 3600)
-	l := Open(path, Options{Clock: func() time.Time { return time.Date(2026, 3, 1, 11, 0, 0, 5e8, rome) }})
+	l := Open(path, Options{Clock: func() time.Time { return time.Date(2026, 3, 1, 11, 0, 0, 5e8, rome) }, Rand: fixedKey()})
 	defer l.Close()
 	err := l.Append(t.Context(), KindRunFinished,
 		slog.Int("exit", 0),
@@ -77,9 +83,12 @@ func TestAppendLineShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"time":"2026-03-01T10:00:00.5Z","level":"INFO","msg":"run.finished","seq":1,"prev":"` + emptyHash + `",` +
+	signed := `{"time":"2026-03-01T10:00:00.5Z","level":"INFO","msg":"run.finished","seq":1,"prev":"` + emptyHash + `",` +
 		`"exit":0,"duration":1500000000,"sandbox":{"enforced":true,"abi":7},"argv":["go","test"],"score":0.25,"nothing":null,` +
-		`"note":"<&> \"q\" \n é"}`
+		`"note":"<&> \"q\" \n é"`
+	h := hmac.New(sha256.New, bytes.Repeat([]byte{'k'}, KeySize))
+	h.Write([]byte("mnemos-audit-line v1\n" + signed))
+	want := signed + `,"mac":"` + hex.EncodeToString(h.Sum(nil)) + `"}`
 	lines := readLines(t, path)
 	if len(lines) != 1 || string(lines[0]) != want {
 		t.Fatalf("line\n got %s\nwant %s", lines[0], want)
@@ -88,6 +97,10 @@ func TestAppendLineShape(t *testing.T) {
 		t.Error("line is not valid JSON")
 	}
 }
+
+// fixedKey is a key source that always gives the same key, for output a
+// test can spell out.
+func fixedKey() io.Reader { return bytes.NewReader(bytes.Repeat([]byte{'k'}, KeySize)) }
 
 func TestAppendChainsLines(t *testing.T) {
 	path, lines := writeLog(t, t.TempDir(), 3, "")
@@ -296,6 +309,23 @@ func TestSecurityAppendRefusesToSealTamperedLog(t *testing.T) {
 			_ = f.Close()
 		}},
 		{"garbage last line", func(t *testing.T, path string, l [][]byte) { writeLines(t, path, append(l, []byte("garbage"))) }},
+		{"tail cut, anchor recomputed without the key", func(t *testing.T, path string, l [][]byte) { rechain(t, path, l[:3], 3) }},
+		{"anchor stripped of its MAC", func(t *testing.T, path string, l [][]byte) {
+			sum := hashLine(l[4])
+			_, _ = writeAnchor(path+".anchor", anchor{Count: 5, LastHash: hex.EncodeToString(sum[:])}, false)
+		}},
+		{"unkeyed line added", func(t *testing.T, path string, l [][]byte) { rechain(t, path, append(l, forge(6, l[4])), 5) }},
+		{"unkeyed line added after an interrupted append", func(t *testing.T, path string, l [][]byte) {
+			writeLines(t, path, append(l, forge(6, l[4])))
+		}},
+		{"keyed line forged after an interrupted append", func(t *testing.T, path string, l [][]byte) {
+			forged := slices.Clone(l[4])
+			forged = bytes.Replace(forged, []byte(`"seq":5`), []byte(`"seq":6`), 1)
+			sum := hashLine(l[4])
+			forged = bytes.Replace(forged, forged[bytes.Index(forged, []byte(`"prev":"`))+8:][:64], []byte(hex.EncodeToString(sum[:])), 1)
+			writeLines(t, path, append(l, forged))
+		}},
+		{"key removed", func(t *testing.T, path string, l [][]byte) { _ = os.Remove(KeyPath(path)) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

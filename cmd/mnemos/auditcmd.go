@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -12,7 +14,8 @@ import (
 // AuditCmd groups the audit subcommands.
 type AuditCmd struct {
 	Tail   AuditTailCmd   `cmd:"" help:"Show the last events."`
-	Verify AuditVerifyCmd `cmd:"" help:"Check the hash chain and the anchor; name the first bad line."`
+	Verify AuditVerifyCmd `cmd:"" help:"Check the hash chain, the MACs and the anchor; name the first bad line."`
+	Head   AuditHeadCmd   `cmd:"" help:"Print the log's head (line count and last MAC) to keep elsewhere."`
 }
 
 // AuditTailCmd is mnemos audit tail.
@@ -86,7 +89,8 @@ func summarize(kind string, attrs map[string]any) string {
 
 // AuditVerifyCmd is mnemos audit verify.
 type AuditVerifyCmd struct {
-	JSON bool `name:"json" help:"Print the report as JSON."`
+	JSON bool   `name:"json" help:"Print the report as JSON."`
+	Head string `name:"head" placeholder:"HEAD" help:"A head printed by 'mnemos audit head' and kept elsewhere: the log must still extend it."`
 }
 
 // Run verifies the chain; exit 1 names the first bad line.
@@ -98,23 +102,76 @@ func (c *AuditVerifyCmd) Run(a *app) error {
 	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
 		return err
 	}
-	rep, err := audit.Verify(p.AuditFile, "")
+	o := audit.VerifyOptions{}
+	if c.Head != "" {
+		h, err := audit.ParseHead(c.Head)
+		if err != nil {
+			return &exitError{code: exitUsage, msg: err.Error(), hint: "pass the line `mnemos audit head` printed, in quotes: --head 'mnemos-audit-head COUNT MAC'"}
+		}
+		o.Head = &h
+	}
+	rep, err := audit.VerifyWith(p.AuditFile, o)
 	if err != nil {
-		return &exitError{code: exitConfig, msg: "cannot read the audit log: " + err.Error()}
+		return verifyError(err)
 	}
 	if c.JSON {
-		if err := writeJSON(a.io.out, verifyJSON{File: p.AuditFile, OK: rep.OK, Lines: rep.Lines,
-			FirstBad: rep.FirstBad, Problem: rep.Problem, LastHash: rep.LastHash}); err != nil {
+		out := verifyJSON{File: p.AuditFile, OK: rep.OK, Lines: rep.Lines, FirstBad: rep.FirstBad, Problem: rep.Problem,
+			LastHash: rep.LastHash, KeyedLines: rep.Keyed, UnkeyedLines: rep.Unkeyed, LastMAC: rep.LastMAC}
+		if o.Head != nil {
+			out.Head = o.Head.String()
+		}
+		if err := writeJSON(a.io.out, out); err != nil {
 			return err
 		}
 	} else if rep.OK {
-		fmt.Fprintf(a.io.out, "ok: %d events, chain and anchor intact\n", rep.Lines)
+		fmt.Fprintf(a.io.out, "ok: %d events, chain and anchor intact%s\n", rep.Lines, keyedSummary(rep))
+		if rep.Unkeyed > 0 {
+			fmt.Fprintf(a.io.out, "note: %s (written before the key existed): checked by hash only\n", unkeyedLines(rep.Unkeyed))
+		}
+		if o.Head != nil {
+			fmt.Fprintf(a.io.out, "head: the log extends %s\n", o.Head)
+		}
 	}
 	if !rep.OK {
 		// The problem names the line it blames, if any.
 		return &exitError{code: exitFailure, msg: fmt.Sprintf("audit log %s: %s", p.AuditFile, rep.Problem), hint: "the log was changed after it was written; keep a copy before investigating"}
 	}
 	return nil
+}
+
+// keyedSummary says which lines verify was able to check with the key.
+func keyedSummary(rep audit.Report) string {
+	switch {
+	case rep.Keyed == 0:
+		return ""
+	case rep.Unkeyed == 0:
+		return ", every line keyed"
+	case rep.Keyed == 1:
+		return fmt.Sprintf(", line %d keyed", rep.Lines)
+	}
+	return fmt.Sprintf(", lines %d–%d keyed", rep.Unkeyed+1, rep.Lines)
+}
+
+// unkeyedLines names lines 1 to n.
+func unkeyedLines(n int) string {
+	if n == 1 {
+		return "line 1 is unkeyed"
+	}
+	return fmt.Sprintf("lines 1–%d are unkeyed", n)
+}
+
+// verifyError explains a log that could not be checked: unreadable, or
+// keyed with no usable key.
+func verifyError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "audit: ")
+	switch {
+	case errors.Is(err, audit.ErrKey) && errors.Is(err, fs.ErrPermission):
+		return &exitError{code: exitConfig, msg: "cannot check the audit log: " + msg, hint: "run it as the user who owns the key (it is readable by its owner only)"}
+	case errors.Is(err, audit.ErrKey):
+		return &exitError{code: exitConfig, msg: "cannot check the audit log: " + msg,
+			hint: "the keyed lines cannot be checked without the key: restore it from a backup; mnemos makes it once and never changes or removes it, so a key that vanished was removed outside mnemos: keep a copy of the log"}
+	}
+	return &exitError{code: exitConfig, msg: "cannot read the audit log: " + msg}
 }
 
 // verifyJSON is audit verify --json, in the snake_case of mnemos's other
@@ -128,4 +185,57 @@ type verifyJSON struct {
 	FirstBad int    `json:"first_bad"`
 	Problem  string `json:"problem"`
 	LastHash string `json:"last_hash,omitempty"`
+	// KeyedLines were checked with the key; UnkeyedLines, lines 1 to
+	// UnkeyedLines, were written before the key existed and checked by
+	// hash only. When the log is not OK they count the lines before the
+	// first bad one.
+	KeyedLines   int    `json:"keyed_lines"`
+	UnkeyedLines int    `json:"unkeyed_lines"`
+	LastMAC      string `json:"last_mac,omitempty"`
+	// Head is the --head the log was checked against.
+	Head string `json:"head,omitempty"`
+}
+
+// AuditHeadCmd is mnemos audit head.
+type AuditHeadCmd struct {
+	JSON bool `name:"json" help:"Print the head as JSON."`
+}
+
+// Run verifies the log and prints its head: one line to keep where the
+// log's owner cannot write, for `mnemos audit verify --head`.
+func (c *AuditHeadCmd) Run(a *app) error {
+	p, err := a.paths()
+	if err != nil {
+		return err
+	}
+	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
+		return err
+	}
+	rep, err := audit.Verify(p.AuditFile, "")
+	if err != nil {
+		return verifyError(err)
+	}
+	if !rep.OK {
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("audit log %s: %s", p.AuditFile, rep.Problem), hint: "a head is taken from a sound log only; see `mnemos audit verify`"}
+	}
+	h, ok := rep.Head()
+	switch {
+	case !ok && rep.Lines == 0:
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("the audit log %s is empty: it has no head yet", p.AuditFile), hint: "run a command through mnemos, then take the head"}
+	case !ok:
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("the last line of the audit log %s is not keyed (written before the key existed)", p.AuditFile), hint: "run a command through mnemos to write a keyed line, then take the head"}
+	}
+	if c.JSON {
+		return writeJSON(a.io.out, headJSON{File: p.AuditFile, Count: h.Count, MAC: h.MAC, Head: h.String()})
+	}
+	fmt.Fprintln(a.io.out, h)
+	return nil
+}
+
+// headJSON is audit head --json.
+type headJSON struct {
+	File  string `json:"file"`
+	Count int    `json:"count"`
+	MAC   string `json:"mac"`
+	Head  string `json:"head"`
 }
