@@ -43,6 +43,7 @@ type helperPlanMsg struct {
 type wireView struct {
 	Writable []string   `json:"writable,omitempty"`
 	Zones    []wireZone `json:"zones,omitempty"`
+	Pins     []string   `json:"pins,omitempty"`
 	Later    []string   `json:"later,omitempty"`
 	Sockets  []string   `json:"sockets,omitempty"`
 }
@@ -68,7 +69,7 @@ type wireSockFilter struct {
 }
 
 func (v *viewPlan) wire() wireView {
-	w := wireView{Writable: v.writable, Later: v.later, Sockets: v.sockets}
+	w := wireView{Writable: v.writable, Pins: v.pins, Later: v.later, Sockets: v.sockets}
 	for _, z := range v.zones {
 		wz := wireZone{Dir: z.dir, Mode: z.mode}
 		for _, k := range z.keep {
@@ -83,7 +84,7 @@ func (v *viewPlan) wire() wireView {
 }
 
 func (w wireView) plan() *viewPlan {
-	v := &viewPlan{writable: w.Writable, later: w.Later, sockets: w.Sockets}
+	v := &viewPlan{writable: w.Writable, pins: w.Pins, later: w.Later, sockets: w.Sockets}
 	for _, wz := range w.Zones {
 		z := zone{dir: wz.Dir, mode: wz.Mode}
 		for _, k := range wz.Keep {

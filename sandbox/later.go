@@ -20,9 +20,11 @@ func workspaceLater() []string {
 
 // gitLater are the entries of a git directory that git runs or obeys:
 // hooks, configuration (core.fsmonitor, aliases, filters, pagers, ssh
-// commands), per-worktree configuration and the repository's attributes.
+// commands), per-worktree configuration, the repository's attributes, and
+// commondir, which would send git to another directory's configuration
+// and hooks.
 func gitLater() []string {
-	return []string{"hooks", "config", "config.worktree", "info"}
+	return []string{"hooks", "config", "config.worktree", "info", "commondir"}
 }
 
 // LaterPaths lists what, in the workspace dir, runs later outside the

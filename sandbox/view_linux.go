@@ -55,6 +55,10 @@ type viewPlan struct {
 	// own mount flags over the read-only tree.
 	writable []string
 	zones    []zone
+	// pins are the directories between a writable tree and a later path
+	// (the git directory), bound over themselves so that they cannot be
+	// renamed away and replaced by a writable copy.
+	pins []string
 	// later are bound read-only over themselves, after the rest.
 	later []string
 	// absent are Spec.Later paths that do not exist.
@@ -184,10 +188,17 @@ func planView(s Spec) viewPlan {
 			}
 			continue
 		}
-		if underAny(r, s.ReadWrite, res) {
+		if root, ok := treeOf(r, s.ReadWrite, res); ok {
 			v.later = append(v.later, r)
+			for d := filepath.Dir(r); d != root && within(d, root); d = filepath.Dir(d) {
+				if !slices.Contains(v.pins, d) {
+					v.pins = append(v.pins, d)
+				}
+			}
 		}
 	}
+	// Outer directories first, so that each bind holds the ones before.
+	slices.SortFunc(v.pins, func(a, b string) int { return len(a) - len(b) })
 	// Sockets in the temp directories and the ones named to mask, unless
 	// granted.
 	grantedSock := map[string]bool{}
@@ -264,6 +275,17 @@ func addLinks(v *viewPlan, zones []string, p string) {
 		}
 		return
 	}
+}
+
+// treeOf returns the writable tree that holds real, the innermost one.
+func treeOf(real string, trees []string, res resolver) (string, bool) {
+	best, ok := "", false
+	for _, t := range trees {
+		if rt, found := res.real(t); found && within(real, rt) && len(rt) > len(best) {
+			best, ok = rt, true
+		}
+	}
+	return best, ok
 }
 
 // underAny reports whether real lies in one of the trees.
@@ -378,6 +400,11 @@ func (v *viewPlan) build() error {
 	for i, w := range v.writable {
 		if err := attach(writableFDs[i], w); err != nil {
 			return err
+		}
+	}
+	for _, p := range v.pins {
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("pin %s: %w", p, err)
 		}
 	}
 	for _, p := range v.later {
