@@ -95,6 +95,13 @@ func (s StrictModes) CheckState(p Paths) []Unsafe {
 		p.AuditFile, p.AuditFile + ".anchor", filepath.Join(p.StateDir, "audit.key")} {
 		out = s.addEntry(out, f, ownDir)
 	}
+	// Whoever reads the audit key can rewrite the log unnoticed.
+	key := filepath.Join(p.StateDir, "audit.key")
+	if fi, err := os.Stat(key); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		out = appendUnique(out, Unsafe{Path: key,
+			Problem: fmt.Sprintf("is readable by others than its owner (mode %s): whoever reads it can rewrite the audit log unnoticed", modeString(fi.Mode())),
+			Fix:     "chmod 600 " + quote(key)})
+	}
 	return out
 }
 

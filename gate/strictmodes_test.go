@@ -257,6 +257,12 @@ func TestSecurityStrictModesRefusesUnsafeState(t *testing.T) {
 			want: []string{"s/state.db is owned by nobody (uid 65534)"},
 		},
 		{
+			name: "SecurityReadableAuditKeyIsRefused",
+			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser},
+				{path: "s/audit.key", mode: 0o640, owner: testUser}},
+			want: []string{"s/audit.key is readable by others than its owner (mode 0640): whoever reads it can rewrite the audit log unnoticed"},
+		},
+		{
 			name: "SecurityPlantedWALIsRefused",
 			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser},
 				{path: "s/state.db", mode: 0o600, owner: testUser}, {path: "s/state.db-wal", mode: 0o600, owner: testForeign},
