@@ -111,7 +111,9 @@ func planView(s Spec) viewPlan {
 	var zones []string
 	for _, z := range hiddenZones(s.Home) {
 		fi, err := os.Lstat(z)
-		if err != nil || !fi.IsDir() {
+		if err != nil || !fi.IsDir() || emptyDir(z) {
+			// An empty directory hides nothing (/srv, /mnt and /media
+			// often are): two mount calls saved.
 			continue
 		}
 		inside := false
@@ -243,6 +245,17 @@ func planView(s Spec) viewPlan {
 		}
 	}
 	return v
+}
+
+// emptyDir reports whether dir has no entries.
+func emptyDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err != nil
 }
 
 // addLinks records the symbolic links among p's elements below its zone.
