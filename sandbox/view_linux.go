@@ -110,6 +110,12 @@ func planView(s Spec) viewPlan {
 	// grant, outermost only.
 	var zones []string
 	for _, z := range hiddenZones(s.Home) {
+		// A zone is compared with the grants, which are resolved, and
+		// mounted over where it really is (/home may be a link).
+		z, ok := res.real(z)
+		if !ok {
+			continue
+		}
 		fi, err := os.Lstat(z)
 		if err != nil || !fi.IsDir() || emptyDir(z) {
 			// An empty directory hides nothing (/srv, /mnt and /media
