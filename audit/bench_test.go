@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // decisionAttrs is a typical policy.decision event.
@@ -73,5 +74,22 @@ func BenchmarkVerify1000(b *testing.B) {
 		if rep, err := Verify(path, ""); err != nil || !rep.OK {
 			b.Fatal(rep, err)
 		}
+	}
+}
+
+// BenchmarkMAC is what the key adds to an append: the line's MAC and the
+// anchor's, with the key already read.
+func BenchmarkMAC(b *testing.B) {
+	body, err := encodeBody(decisionAttrs())
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := appendHeader(nil, time.Now(), KindPolicyDecision, 1234, emptyHash)
+	line = append(line, body[:len(body)-2]...)
+	m := newMacer(make([]byte, KeySize))
+	a := anchor{Count: 1234, LastHash: emptyHash, LastMAC: emptyHash}
+	for b.Loop() {
+		m.line(line)
+		m.anchor(a)
 	}
 }

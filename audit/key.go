@@ -47,7 +47,7 @@ const macSuffixLen = len(`,"mac":"`) + 2*sha256.Size + len(`"}`)
 type macer struct {
 	h         hash.Hash
 	lineLabel []byte
-	buf       []byte
+	buf, sum  []byte
 }
 
 func newMacer(key []byte) *macer {
@@ -60,7 +60,8 @@ func (m *macer) line(signed []byte) (sum [sha256.Size]byte) {
 	m.h.Reset()
 	m.h.Write(m.lineLabel)
 	m.h.Write(signed)
-	m.h.Sum(sum[:0])
+	m.sum = m.h.Sum(m.sum[:0])
+	copy(sum[:], m.sum)
 	return sum
 }
 
@@ -81,7 +82,8 @@ func (m *macer) anchor(a anchor) (sum [sha256.Size]byte) {
 	m.buf = b
 	m.h.Reset()
 	m.h.Write(b)
-	m.h.Sum(sum[:0])
+	m.sum = m.h.Sum(m.sum[:0])
+	copy(sum[:], m.sum)
 	return sum
 }
 
