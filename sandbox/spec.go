@@ -127,25 +127,6 @@ func DefaultHomeExec(home string) []string {
 	return underHome(home, ".local/bin", "go/bin", ".cargo/bin", ".pyenv", ".nvm", ".volta", ".bun", ".deno", ".asdf", ".local/share/mise")
 }
 
-// DefaultSecrets are the usual keys and credentials: under home, the SSH,
-// GnuPG and cloud credentials and the tokens some caches keep; in /etc, the
-// password hashes, sudo's configuration and the SSH host keys.
-func DefaultSecrets(home string) []string {
-	s := []string{
-		"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-		"/etc/sudoers", "/etc/sudoers.d",
-		"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
-		"/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
-	}
-	return append(s, underHome(home,
-		".ssh", ".gnupg", ".password-store", ".aws", ".azure", ".config/gcloud",
-		".kube", ".docker/config.json", ".netrc", ".git-credentials", ".pgpass",
-		".config/gh/hosts.yml", ".npmrc", ".pypirc", ".cache/huggingface/token",
-		".cargo/credentials", ".cargo/credentials.toml",
-		".gradle/gradle.properties", ".m2/settings.xml", ".m2/settings-security.xml",
-	)...)
-}
-
 func underHome(home string, rel ...string) []string {
 	if home == "" {
 		return nil

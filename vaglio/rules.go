@@ -136,6 +136,41 @@ func forbiddenRules() [106]pathRule {
 	}
 }
 
+// ForbiddenPattern is one entry of the guard's forbidden-path list, for
+// code that must keep the same paths out of reach by other means (the
+// sandbox's tests compare it with the paths the sandbox denies).
+type ForbiddenPattern struct {
+	// Pattern is written as Hit.Pattern reports it: "/etc/shadow" is
+	// that file, "/etc/ssh/**" the directory and everything below it,
+	// "**/.ssh/**" any .ssh directory at any depth. Elements are Go
+	// path.Match patterns, in lower case: the guard also matches a path
+	// written in another case.
+	Pattern string
+	// Why says what the path holds.
+	Why string
+	// Except are base names the pattern leaves out (".env.example").
+	Except []string
+	// PublicSSH: a program that only reads may read public keys and
+	// known_hosts below the pattern.
+	PublicSSH bool
+	// NotRootHome: the pattern does not apply when the home directory is
+	// /root or lies below it.
+	NotRootHome bool
+}
+
+// ForbiddenPatterns returns the guard's forbidden-path list in the order
+// the guard checks it: the secrets and system internals, then the disks
+// and memory devices. The list is a fresh copy.
+func ForbiddenPatterns() []ForbiddenPattern {
+	rules, devices := forbiddenRules(), deviceRules()
+	out := make([]ForbiddenPattern, 0, len(rules)+len(devices))
+	for _, r := range append(rules[:], devices[:]...) {
+		out = append(out, ForbiddenPattern{Pattern: r.pattern, Why: r.why, Except: strings.Fields(r.except),
+			PublicSSH: r.publicSSH, NotRootHome: r.notRootHome})
+	}
+	return out
+}
+
 // deviceRules are the targets whose overwriting destroys a disk or memory:
 // the irrecoverable check uses them for dd, shred, wipefs, redirects.
 func deviceRules() [15]pathRule {
