@@ -325,7 +325,8 @@ func (g *Gate) prepareSandbox(req Request, opts RunOptions, status sandbox.Statu
 func (e *earlySandbox) spec(g *Gate, req Request, dec Decision, opts RunOptions) (runSandbox, *sandbox.Prepared, error) {
 	if e != nil {
 		<-e.done
-		if e.err == nil && dec.Workspace == e.ws && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
+		// The early spec assumed no command writes git's configuration.
+		if e.err == nil && dec.Workspace == e.ws && !writesGitConfig(dec) && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
 			return e.sb, e.pre, nil
 		}
 	}
