@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -54,7 +56,8 @@ func TestStartPreparedUsesFittingRules(t *testing.T) {
 }
 
 // TestSecurityPreparedRulesNeverGrantMoreThanTheSpec: rules prepared for
-// a wider spec than the one the command starts with are not used.
+// a wider spec than the one the command starts with are not used, nor
+// rules prepared for another network setting.
 func TestSecurityPreparedRulesNeverGrantMoreThanTheSpec(t *testing.T) {
 	st := requireLandlock(t)
 	w := newWorld(t)
@@ -67,12 +70,32 @@ func TestSecurityPreparedRulesNeverGrantMoreThanTheSpec(t *testing.T) {
 	if code == 0 || exists(filepath.Join(w.outside, "narrow")) {
 		t.Fatal("rules prepared for a wider spec were used for a narrower one")
 	}
-	// Network changes what TCP rules handle: rules prepared without it are
-	// not reused with it, and the other way round.
+	// Network changes what TCP rules handle (and the seccomp filter, which
+	// refuses inet sockets without it): rules prepared with it are not
+	// reused without it, nor the other way round. A connection to a
+	// server on loopback shows which the command got.
+	if st.ABI < 4 && !st.Seccomp {
+		t.Skipf("nothing refuses TCP here: Landlock ABI %d predates TCP rules and there is no seccomp filter (%s)", st.ABI, st.SeccompErr)
+	}
+	ln := listen(t, "tcp", "127.0.0.1:0")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect := fmt.Sprintf("SANDBOX_TEST_NET=tcp SANDBOX_TEST_ADDR=%s exec '%s'", ln.Addr(), exe)
 	net := narrow
 	net.Network = true
-	if code, stderr, _ := w.startPrepared(t, narrow, net, st, `true`); code != 0 {
-		t.Fatalf("network spec with rules prepared without: %s", stderr)
+	if code, stderr, _ := w.startPrepared(t, net, net, st, connect); code != 0 {
+		t.Fatalf("the network spec itself refused the connection: %s", stderr)
+	}
+	if code, _, _ := w.startPrepared(t, narrow, narrow, st, connect); code == 0 {
+		t.Fatal("the spec without network connected")
+	}
+	if code, _, _ := w.startPrepared(t, net, narrow, st, connect); code == 0 {
+		t.Error("rules prepared with network were used for a spec without it: the command connected")
+	}
+	if code, stderr, _ := w.startPrepared(t, narrow, net, st, connect); code != 0 {
+		t.Errorf("rules prepared without network were used for a spec with it: %s", stderr)
 	}
 }
 
