@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"crypto/hmac"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -129,6 +130,13 @@ func VerifyWith(path string, o VerifyOptions) (Report, error) {
 
 	var anchored entry // line a.Count
 	headMatch := false // line Head.Count carries Head.MAC
+	var headMAC [32]byte
+	if o.Head != nil {
+		var ok bool
+		if headMAC, ok = decodeHex32(o.Head.MAC); !ok || o.Head.Count < 1 {
+			return rep, fmt.Errorf("audit: bad head %q", o.Head)
+		}
+	}
 	if f != nil {
 		lr := newLineReader(f)
 		var p1 *entry
@@ -143,7 +151,7 @@ func VerifyWith(path string, o VerifyOptions) (Report, error) {
 			}
 			rep.Lines = e.n
 			if e.bad == "" && e.keyed {
-				m, err := key.need(fmt.Sprintf("line %d is", e.n))
+				m, err := key.need(e.n)
 				if err != nil {
 					return rep, fmt.Errorf("audit: %w", err)
 				}
@@ -153,7 +161,7 @@ func VerifyWith(path string, o VerifyOptions) (Report, error) {
 				anchored = e
 			}
 			if o.Head != nil && e.n == o.Head.Count {
-				headMatch = e.keyed && hex.EncodeToString(e.mac[:]) == o.Head.MAC
+				headMatch = e.keyed && hmac.Equal(e.mac[:], headMAC[:])
 			}
 			exp := hashLine(nil)
 			if p1 != nil {
@@ -255,7 +263,7 @@ func anchorProblem(rep Report, a anchor, haveAnchor bool, aerr error, anchorPath
 		return 0, fmt.Sprintf("the anchor %s is not keyed, but the log is: the anchor was rewritten without the key", anchorPath), nil
 	}
 	if a.keyed() {
-		m, err := key.need("the anchor " + anchorPath + " is")
+		m, err := key.need(0)
 		if err != nil {
 			return 0, "", err
 		}
@@ -327,16 +335,18 @@ func loadVerifyKey(path string) *verifyKey {
 	return k
 }
 
-// need returns the key's MAC state; what names what is keyed ("line 3
-// is") for the error when there is none.
-func (k *verifyKey) need(what string) (*macer, error) {
+// need returns the key's MAC state, for the keyed line numbered line (0
+// for the anchor).
+func (k *verifyKey) need(line int) (*macer, error) {
 	switch {
 	case k.m != nil:
 		return k.m, nil
 	case k.err != nil:
 		return nil, k.err
+	case line == 0:
+		return nil, fmt.Errorf("%w: %s is missing, but the anchor is keyed", ErrKey, k.path)
 	}
-	return nil, fmt.Errorf("%w: %s is missing, but %s keyed", ErrKey, k.path, what)
+	return nil, fmt.Errorf("%w: %s is missing, but line %d is keyed", ErrKey, k.path, line)
 }
 
 // readEntry reads and parses the next line. line is valid until the next
