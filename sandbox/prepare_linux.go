@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"os"
 	"os/exec"
 	"reflect"
 	"sync"
@@ -95,7 +94,7 @@ func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status) (a Applied, ok boo
 	}
 	defer closeNull()
 	if p.c.view != nil && cmd.Dir == "" {
-		if cmd.Dir, err = os.Getwd(); err != nil {
+		if cmd.Dir, err = viewDir(spec); err != nil {
 			p.jobs <- nil
 			return p.c.a, true, err
 		}

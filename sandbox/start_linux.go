@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -122,9 +123,7 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, err
 	}
 	defer closeNull()
 	if c.view != nil && cmd.Dir == "" {
-		// The child changes directory after the view is built, so it
-		// starts inside it, not in the directory the view covers.
-		if cmd.Dir, err = os.Getwd(); err != nil {
+		if cmd.Dir, err = viewDir(spec); err != nil {
 			return c.a, err
 		}
 	}
@@ -229,6 +228,24 @@ func confinement(spec Spec, st Status) (confinementOf, error) {
 		return c, fmt.Errorf("build the Landlock ruleset: %w", err)
 	}
 	return c, nil
+}
+
+// viewDir is where a command started without a directory starts in the
+// view: the child changes directory after the view is built, so that it
+// starts inside it, not in a directory the view covers. That is the
+// working directory when the spec grants it, else the first writable tree
+// (the workspace).
+func viewDir(spec Spec) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	res := resolver{}
+	real, _ := res.real(wd)
+	if underAny(real, slices.Concat(spec.ReadWrite, spec.ReadExec, spec.ReadOnly), res) || len(spec.ReadWrite) == 0 {
+		return wd, nil
+	}
+	return spec.ReadWrite[0], nil
 }
 
 // planView plans the private mount view when the spec asks for one and
