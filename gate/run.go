@@ -731,7 +731,10 @@ func argNeeds(c shellparse.Command, abs func(string) string) []sandbox.Need {
 			if at := strings.LastIndex(h, "@"); at >= 0 {
 				h = h[at+1:]
 			}
-			if hostLike(h) && !strings.Contains(h, "/") && (remote || (name == "ssh" || name == "sftp") && strings.Contains(h, ".")) {
+			// git names revisions HEAD:path and messages "fix: ...": an
+			// scp-like remote there has a user or a dotted host.
+			gitRemote := name != "git" || (strings.Contains(v, "@") || strings.Contains(h, ".")) && !strings.ContainsAny(v, " \t\n")
+			if hostLike(h) && gitRemote && !strings.Contains(h, "/") && (remote || (name == "ssh" || name == "sftp") && strings.Contains(h, ".")) {
 				needs = append(needs, sandbox.Need{Host: h, Port: sshPort})
 				continue
 			}

@@ -349,6 +349,9 @@ func TestNamedNeeds(t *testing.T) {
 		{argv: []string{"curl", "https://example.com:8443/x", "http://example.org/"},
 			want: []sandbox.Need{{Host: "example.com", Port: 8443}, {Host: "example.org", Port: 80}}},
 		{argv: []string{"git", "push", "git@github.com:o/r.git"}, want: []sandbox.Need{{Host: "github.com", Port: 22}}},
+		// A revision and a commit message are no remotes.
+		{argv: []string{"git", "show", "HEAD:main.go"}, never: []sandbox.Need{{Host: "HEAD", Port: 22}}},
+		{argv: []string{"git", "commit", "-m", "fix: typo"}, never: []sandbox.Need{{Host: "fix", Port: 22}}},
 		{argv: []string{"ssh", "-p", "2222", "host.example.com", "ls"}, want: []sandbox.Need{{Host: "host.example.com", Port: 2222}}},
 		{argv: []string{"nc", "-z", "localhost", "8080"}, want: []sandbox.Need{{Host: "localhost", Port: 8080}}},
 		{argv: []string{"redis-cli", "-h", "db.internal:6379", "[::1]:5432"}, want: []sandbox.Need{{Host: "db.internal", Port: 6379}, {Host: "::1", Port: 5432}}},
