@@ -30,6 +30,27 @@ func writesGitConfig(dec Decision) bool {
 	return false
 }
 
+// changesGitWorktree reports whether every command of the decision is git
+// and one of them writes the work tree from the repository (checkout,
+// switch, restore, reset, merge, rebase, pull, stash, cherry-pick,
+// revert, am, apply, read-tree, checkout-index): the workspace's own later
+// files (.vscode, .idea, .husky, .devcontainer, .envrc) may then change as
+// the repository has them. A request that mixes git with anything else
+// keeps them read-only.
+func changesGitWorktree(dec Decision) bool {
+	changes := false
+	for _, c := range dec.Commands {
+		if filepath.Base(c.Command.Name()) != "git" {
+			return false
+		}
+		switch sub, _ := gitSubcommand(c.Command.Args()); sub {
+		case "checkout", "switch", "restore", "reset", "merge", "rebase", "pull", "stash", "cherry-pick", "revert", "am", "apply", "read-tree", "checkout-index":
+			changes = true
+		}
+	}
+	return changes
+}
+
 // gitWritesConfig is writesGitConfig for one git command's arguments.
 func gitWritesConfig(args []string) bool {
 	sub, rest := gitSubcommand(args)

@@ -325,8 +325,9 @@ func (g *Gate) prepareSandbox(req Request, opts RunOptions, status sandbox.Statu
 func (e *earlySandbox) spec(g *Gate, req Request, dec Decision, opts RunOptions) (runSandbox, *sandbox.Prepared, error) {
 	if e != nil {
 		<-e.done
-		// The early spec assumed no command writes git's configuration.
-		if e.err == nil && dec.Workspace == e.ws && !writesGitConfig(dec) && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
+		// The early spec assumed no command writes git's configuration or
+		// checks out the work tree.
+		if e.err == nil && dec.Workspace == e.ws && !writesGitConfig(dec) && !changesGitWorktree(dec) && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
 			return e.sb, e.pre, nil
 		}
 	}
@@ -441,7 +442,7 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		ExtraRead: sb.cfg.Read, ExtraWrite: sb.cfg.Write, Caches: caches,
 		Protected: g.cfg.Paths.Protected(), Secrets: sandbox.DefaultSecrets(g.cfg.UserHome),
 		Network: network, Required: sb.requiredBy != "", RequireTCP: sb.limitsTCP,
-		PathDirs: filepath.SplitList(g.commandEnv("PATH")), GitConfig: writesGitConfig(dec),
+		PathDirs: filepath.SplitList(g.commandEnv("PATH")), GitConfig: writesGitConfig(dec), GitWorktree: changesGitWorktree(dec),
 		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(g.commandEnv),
 	}
 	if network {

@@ -33,8 +33,11 @@ func gitLater() []string {
 // directory and its common directory), the submodules' under
 // .git/modules, and the directory core.hooksPath names. With gitConfig
 // set, the git directory's config file is left out: the run may write it.
-// Each path is absolute; present says whether it exists.
-func LaterPaths(dir, home string, gitConfig bool) (paths []string, present []bool) {
+// With gitWorktree set, the workspace's own later files are left out: the
+// run is git checking out, merging or rebasing, which writes those files
+// as the repository's history has them. Each path is absolute; present
+// says whether it exists.
+func LaterPaths(dir, home string, gitConfig, gitWorktree bool) (paths []string, present []bool) {
 	add := func(p string) {
 		for _, q := range paths {
 			if q == p {
@@ -45,8 +48,10 @@ func LaterPaths(dir, home string, gitConfig bool) (paths []string, present []boo
 		paths = append(paths, p)
 		present = append(present, err == nil)
 	}
-	for _, n := range workspaceLater() {
-		add(filepath.Join(dir, n))
+	if !gitWorktree {
+		for _, n := range workspaceLater() {
+			add(filepath.Join(dir, n))
+		}
 	}
 	gitDirs := gitDirsOf(dir)
 	for i, g := range gitDirs {

@@ -56,6 +56,12 @@ type Options struct {
 	// GitConfig lets the run write the workspace's .git/config (a command
 	// the decision knows writes it, allowed or approved).
 	GitConfig bool
+	// GitWorktree lets the run write the workspace's own later files
+	// (.vscode, .idea, .husky, .devcontainer, .envrc): every command of
+	// the run is git, and one checks out, merges or rebases, writing them
+	// as the repository has them. Git's hooks and configuration stay
+	// read-only.
+	GitWorktree bool
 	// Sockets are the socket files the policy grants (Spec.Sockets);
 	// MaskSockets the ones the environment names (Spec.MaskSockets).
 	Sockets     []string
@@ -267,7 +273,7 @@ func DefaultSpec(o Options) (Spec, error) {
 		MaskSockets:  o.MaskSockets,
 		SocketDirs:   o.TempDirs,
 	}
-	later, _ := LaterPaths(o.Workspace, o.Home, o.GitConfig)
+	later, _ := LaterPaths(o.Workspace, o.Home, o.GitConfig, o.GitWorktree)
 	for _, d := range o.PathDirs {
 		if filepath.IsAbs(d) {
 			later = append(later, filepath.Clean(d))
