@@ -53,9 +53,9 @@ type RunResult struct {
 	// later outside the sandbox (a new .envrc, .git/config.worktree...),
 	// each moved aside to the path given after it.
 	Quarantined [][2]string
-	// Reaped is how many processes the command left running when it
-	// ended, which were stopped.
-	Reaped int
+	// Reaped are the processes the command left running when it ended,
+	// which were stopped: name (pid).
+	Reaped []string
 	// Hint, after a sandboxed command exited non-zero, names the paths and
 	// ports the command named that the sandbox refuses, and the policy
 	// snippet that grants each (or that none can): one or two lines,
@@ -242,8 +242,8 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	if len(quarantined) > 0 {
 		sandboxAttrs = append(sandboxAttrs, slog.Any("quarantined", quarantined))
 	}
-	if reaped > 0 {
-		sandboxAttrs = append(sandboxAttrs, slog.Int("reaped", reaped))
+	if len(reaped) > 0 {
+		sandboxAttrs = append(sandboxAttrs, slog.Any("reaped", reaped))
 	}
 	attrs := []slog.Attr{
 		slog.Any("argv", req.Argv), slog.Int("exit_status", code),

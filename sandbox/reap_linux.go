@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,21 +19,39 @@ func BecomeSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// ReapLeftovers kills (SIGKILL) and waits for every child the process
-// still has: after the command it ran has been waited for, those are the
-// descendants the command left running, adopted since BecomeSubreaper. It
-// returns how many it stopped. It must not run while the process waits
-// for another child of its own.
-func ReapLeftovers() int {
-	n := 0
+// ReapLeftovers stops every child the process still has: after the
+// command it ran has been waited for, those are the descendants the
+// command left running, adopted since BecomeSubreaper. A child that ends
+// within a short grace (git's helpers, a pipeline's last process) is only
+// reaped; the others are killed (SIGKILL) and reaped, and their names are
+// returned. It must not run while the process waits for another child of
+// its own.
+func ReapLeftovers() []string {
+	reapExited := func() {
+		for {
+			pid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				return
+			}
+		}
+	}
+	for wait := 0; wait < 10; wait++ {
+		reapExited()
+		if len(children()) == 0 {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var names []string
 	for round := 0; round < 64; round++ {
 		pids := children()
 		if len(pids) == 0 {
 			break
 		}
 		for _, pid := range pids {
+			name := processName(pid)
 			if unix.Kill(pid, unix.SIGKILL) == nil {
-				n++
+				names = append(names, name)
 			}
 		}
 		for _, pid := range pids {
@@ -45,7 +64,16 @@ func ReapLeftovers() int {
 			}
 		}
 	}
-	return n
+	return names
+}
+
+// processName is the command name of a process (its comm), with its pid.
+func processName(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return strconv.Itoa(pid)
+	}
+	return strings.TrimSpace(string(b)) + " (" + strconv.Itoa(pid) + ")"
 }
 
 // children lists the process's children, from each of its threads.

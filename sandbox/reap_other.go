@@ -6,7 +6,7 @@ package sandbox
 func BecomeSubreaper() error { return nil }
 
 // ReapLeftovers does nothing where there is no sandbox.
-func ReapLeftovers() int { return 0 }
+func ReapLeftovers() []string { return nil }
 
 // HelperName is the helper's program name; there is no helper here.
 const HelperName = "mnemos-sandbox-helper"

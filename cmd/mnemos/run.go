@@ -62,10 +62,10 @@ func (c *RunCmd) Run(a *app) error {
 	if res.Ran {
 		warnPromises(a)
 		for _, q := range res.Quarantined {
-			fmt.Fprintf(a.io.err, "mnemos: warning: the command created %s, which would run outside the sandbox later; moved it to %s\n", q[0], q[1])
+			fmt.Fprintf(a.io.err, "mnemos: warning: the command created %s, which would run outside the sandbox later; moved it to %s (read it, and move it back yourself if you want it)\n", q[0], q[1])
 		}
-		if res.Reaped > 0 {
-			fmt.Fprintf(a.io.err, "mnemos: note: stopped %d process(es) the command left running\n", res.Reaped)
+		if len(res.Reaped) > 0 {
+			fmt.Fprintf(a.io.err, "mnemos: note: stopped what the command left running in the background: %s (nothing a sandboxed command starts outlives it; run a server in the foreground of its own mnemos run)\n", strings.Join(res.Reaped, ", "))
 		}
 		if res.Hint != "" {
 			for _, l := range strings.Split(res.Hint, "\n") {
