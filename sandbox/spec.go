@@ -243,6 +243,7 @@ func DefaultSpec(o Options) (Spec, error) {
 	caches := o.Caches
 	if caches == nil {
 		caches = slices.DeleteFunc(DefaultCaches(o.Home), func(c Cache) bool { return !ensureCache(c) })
+		ensureCacheDirs(o.Home)
 	}
 	var readCaches, writeCaches []string
 	for _, c := range caches {
@@ -302,6 +303,30 @@ func resolverPaths() []string {
 		p = append(p, r)
 	}
 	return p
+}
+
+// cacheDirs are the directories under ~/.cache that everyday tools create
+// on first use: Go's build cache, pip's, uv's, yarn's, pnpm's and
+// node-gyp's headers.
+func cacheDirs() []string {
+	return []string{"go-build", "pip", "uv", "yarn", "pnpm", "node-gyp"}
+}
+
+// ensureCacheDirs creates, empty, the cacheDirs ~/.cache lacks. ~/.cache
+// holds secrets (a huggingface token), so it is granted entry by entry,
+// and a confined command cannot create a new directory at its top: a first
+// `go build` would fail to make its build cache.
+func ensureCacheDirs(home string) {
+	if home == "" {
+		return
+	}
+	top := filepath.Join(home, ".cache")
+	if fi, err := os.Lstat(top); err != nil || !fi.IsDir() {
+		return
+	}
+	for _, d := range cacheDirs() {
+		_ = os.Mkdir(filepath.Join(top, d), 0o700)
+	}
 }
 
 // existing keeps the paths that exist.

@@ -514,3 +514,25 @@ func TestDefaultCachesCreatedForPresentTools(t *testing.T) {
 		t.Errorf("a cache was created although the policy lists none (err %v)", err)
 	}
 }
+
+// A first `go build` in the sandbox finds its build cache directory: a
+// confined command could not create it at the top of ~/.cache, which is
+// granted entry by entry around the secrets in it.
+func TestDefaultSpecMakesTheToolCacheDirs(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "src", "p")
+	if err := os.MkdirAll(filepath.Join(home, ".cache"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DefaultSpec(Options{Workspace: ws, Home: home}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"go-build", "pip"} {
+		if fi, err := os.Stat(filepath.Join(home, ".cache", d)); err != nil || !fi.IsDir() {
+			t.Errorf("~/.cache/%s: %v", d, err)
+		}
+	}
+}
