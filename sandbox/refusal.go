@@ -50,7 +50,7 @@ func Refusals(s Spec, applied Applied, home string, needs []Need) []string {
 		var line string
 		switch {
 		case n.Path != "" && applied.FS:
-			line = r.path(n)
+			line = r.path(n, applied)
 		case n.Path == "" && n.Port != 0 && n.Bind && applied.Net:
 			line = r.bind(n)
 		case n.Path == "" && n.Port != 0 && applied.Net:
@@ -88,7 +88,7 @@ func (r *refusals) load() error {
 	return r.planErr
 }
 
-func (r *refusals) path(n Need) string {
+func (r *refusals) path(n Need, applied Applied) string {
 	if !filepath.IsAbs(n.Path) || r.load() != nil {
 		return ""
 	}
@@ -101,6 +101,15 @@ func (r *refusals) path(n Need) string {
 	for _, k := range []string{"/proc", "/sys", "/dev"} {
 		if within(real, k) {
 			return ""
+		}
+	}
+	// What runs later stays read-only whatever the policy says.
+	if n.Write && applied.View {
+		for _, l := range r.spec.Later {
+			rl, _ := r.res.real(l)
+			if within(real, rl) {
+				return fmt.Sprintf("%s runs outside the sandbox later (%s), so it stays read-only to every command mnemos runs; change it yourself, outside mnemos", p, l)
+			}
 		}
 	}
 	verb, key := "read", "read"
