@@ -14,6 +14,8 @@ func FuzzRedactString(f *testing.F) {
 		`{"password":"x"}`, `{\"password\":\"x\"}`, "Authorization: Bearer abc", "https://u:p@h/x",
 		"-----BEGIN RSA PRIVATE KEY-----\nabc", ghToken, awsID, "${DB_PASSWORD:-x}", "echo tokenizer",
 		`PASSWORD="a b`, "password: 'x", "a=b:c=d --secret=\\\"x",
+		"k='-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nAgMB'; os.system('x')",
+		"password = \"x\\nimport os\"", "TOKEN=$(curl x) --password \"$T\"", "${A_TOKEN}",
 	} {
 		f.Add(s)
 	}

@@ -14,8 +14,9 @@ const Redacted = "[REDACTED]"
 // most text holds nothing that looks like a secret, and compiling them
 // costs a short-lived process about 0.1 ms at start.
 type redactors struct {
-	// A PEM private key block; an unterminated block is cut to the end.
-	pem *regexp.Regexp
+	// The BEGIN line of a PEM private key block, and its END line; what
+	// lies between is found by redactPEM.
+	pemBegin, pemEnd *regexp.Regexp
 	// Well-known credential shapes. sk- needs 20 characters after the dash
 	// so that ordinary names ("sk-learn") survive.
 	token *regexp.Regexp
@@ -28,7 +29,8 @@ type redactors struct {
 // safe for concurrent use.
 var compiled = sync.OnceValue(func() *redactors {
 	return &redactors{
-		pem: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY-----|$)`),
+		pemBegin: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----`),
+		pemEnd:   regexp.MustCompile(`^-----END[ A-Z0-9]*PRIVATE KEY-----`),
 		token: regexp.MustCompile(`\b(?:` +
 			`gh[pousr]_[A-Za-z0-9]{20,}` +
 			`|github_pat_[A-Za-z0-9_]{20,}` +
@@ -63,6 +65,14 @@ var compiled = sync.OnceValue(func() *redactors {
 //     glpat-…, sk-…, xoxb-…, AKIA…/ASIA… key ids, AIza…, npm_…, JSON web
 //     tokens, and PEM private key blocks.
 //
+// Only the secret is replaced, never the text after it: a PEM block from
+// its BEGIN line to its END line, or, with no END line, through the run of
+// base64 lines that follows BEGIN; a token through its last character; a
+// value up to the end of its line. A value that is code or a reference
+// rather than a secret ($(…), `…`, $NAME, ${NAME}) is shown as it is: the
+// audit log, the card and the channels show what the command computes or
+// sends.
+//
 // A name that refers to a secret rather than holding one keeps its value:
 // --password-file=PATH, GITHUB_TOKEN_PATH=…, --token-stdin, --secret-name,
 // max_tokens=100 and --no-password are left alone, so the audit still
@@ -90,13 +100,20 @@ func RedactString(s string) string {
 
 func redactOnce(s string) string {
 	if strings.Contains(s, "PRIVATE KEY-----") {
-		s = compiled().pem.ReplaceAllLiteralString(s, Redacted)
+		s = redactPEM(s)
 	}
 	if hasTokenPrefix(s) {
 		s = compiled().token.ReplaceAllLiteralString(s, Redacted)
 	}
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
-		s = compiled().url.ReplaceAllString(s, "${1}${2}:"+Redacted+"@")
+		re := compiled().url
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			if notSecret(sub[3]) {
+				return m
+			}
+			return sub[1] + sub[2] + ":" + Redacted + "@"
+		})
 	}
 	s = redactPairs(s)
 	s = redactFlagWords(s)
@@ -322,7 +339,7 @@ func redactPairs(s string) string {
 			}
 		}
 		vend, open, close := scanValue(s, k, c == ':')
-		if vend == k || s[k:vend] == open+Redacted+close {
+		if vend == k || s[k:vend] == open+Redacted+close || notSecret(s[k+len(open):vend-len(close)]) {
 			i = max(i, vend-1)
 			continue
 		}
@@ -371,7 +388,10 @@ func pairName(s string, sep int) (start, end int) {
 }
 
 // scanValue returns the end of the value starting at k and, for a quoted
-// value, the quote written around the replacement.
+// value, the quote written around the replacement. A value ends with its
+// line: a quoted value with no closing quote on its line (a line break, or
+// an escaped one, \n, comes first) is taken up to the first blank, quote,
+// shell operator or backslash, and its replacement gets no closing quote.
 func scanValue(s string, k int, colon bool) (end int, open, close string) {
 	if k >= len(s) {
 		return k, "", ""
@@ -384,7 +404,7 @@ func scanValue(s string, k int, colon bool) (end int, open, close string) {
 	if q == '"' || q == '\'' {
 		quote := esc + string(q)
 		j := k + len(quote)
-		for j < len(s) {
+		for j < len(s) && s[j] != '\n' && s[j] != '\r' && !escapedBreak(s, j) {
 			if esc != "" && strings.HasPrefix(s[j:], quote) {
 				return j + len(quote), quote, quote
 			}
@@ -397,13 +417,200 @@ func scanValue(s string, k int, colon bool) (end int, open, close string) {
 			}
 			j++
 		}
-		return len(s), quote, quote
+		j = k + len(quote)
+		for j < len(s) && !isValueStop(s[j], colon) && s[j] != '\\' {
+			j++
+		}
+		return j, quote, ""
 	}
-	j := k
-	for j < len(s) && !isValueStop(s[j], colon) {
+	j, depth := k, 0 // depth: inside ${…}, whose '}' ends no value
+	for j < len(s) && !escapedBreak(s, j) {
+		switch c := s[j]; {
+		case c == '{' && j > k && s[j-1] == '$':
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case isValueStop(c, colon):
+			return j, "", ""
+		}
 		j++
 	}
 	return j, "", ""
+}
+
+// escapedBreak reports whether s holds an escaped line break (\n or \r,
+// as in a JSON string or an escaped card line) at i.
+func escapedBreak(s string, i int) bool {
+	return s[i] == '\\' && i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 'r')
+}
+
+// notSecret reports whether a value is code or a reference rather than a
+// secret: it runs a command ($(…) or `…`) or names a variable ($NAME,
+// ${NAME}). Showing it gives nothing away, and hiding it would hide what
+// the command does.
+func notSecret(v string) bool {
+	if strings.Contains(v, "$(") || strings.Contains(v, "`") {
+		return true
+	}
+	name, ok := strings.CutPrefix(v, "$")
+	if !ok {
+		return false
+	}
+	if n, ok := strings.CutPrefix(name, "{"); ok {
+		name, ok = strings.CutSuffix(n, "}")
+		if !ok {
+			return false
+		}
+	}
+	if name == "" || !(isLetter(name[0]) || name[0] == '_') {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if !isAlnum(name[i]) && name[i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// redactPEM replaces each PEM private key block in s, from its BEGIN line
+// through its END line. A block with no END line right after its body is
+// replaced through the run of base64 lines after BEGIN (pemBody), so that
+// a key pasted into a script hides none of the code that follows it.
+func redactPEM(s string) string {
+	re := compiled().pemBegin
+	var b strings.Builder
+	last := 0
+	for {
+		loc := re.FindStringIndex(s[last:])
+		if loc == nil {
+			break
+		}
+		start, body := last+loc[0], last+loc[1]
+		b.WriteString(s[last:start])
+		b.WriteString(Redacted)
+		last = pemBody(s, body)
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// pemBody returns the end of the block whose BEGIN line ends at i: after
+// its END line when only encapsulated headers (Proc-Type, DEK-Info) and
+// base64 lines come between; otherwise the end of the base64 lines that
+// follow. Lines are separated by line breaks, escaped line breaks (\n) or
+// blanks. Without an END line, a line counts as key data only when it ends
+// at a separator, a quote or the end of the text; the first sets the line
+// width (and is at least 16 characters long, unless nothing but quotes and
+// separators follow it), the next ones have that width, and a shorter one
+// ends the run when it completes the base64 quads.
+func pemBody(s string, i int) int {
+	end := i
+	// Encapsulated headers of an encrypted key.
+	for {
+		k := skipPEMBreaks(s, end)
+		if k == end || !(strings.HasPrefix(s[k:], "Proc-Type:") || strings.HasPrefix(s[k:], "DEK-Info:")) {
+			break
+		}
+		j := k
+		for j < len(s) && s[j] != '\n' && s[j] != '\r' && !escapedBreak(s, j) && s[j] != '"' && s[j] != '\'' {
+			j++
+		}
+		end = j
+	}
+	width, total := -1, 0
+	for {
+		k := skipPEMBreaks(s, end)
+		if m := compiled().pemEnd.FindStringIndex(s[k:]); m != nil {
+			return k + m[1]
+		}
+		if k == end && end != i {
+			return end // two lines with nothing between them
+		}
+		n := base64Line(s, k)
+		if n == 0 {
+			return end
+		}
+		// With an END line right after, any line is key data.
+		after := skipPEMBreaks(s, k+n)
+		if compiled().pemEnd.MatchString(s[after:]) {
+			end = k + n
+			continue
+		}
+		if !pemLineEnds(s, k+n) {
+			return end
+		}
+		switch {
+		case width < 0:
+			if n < 16 && !onlyQuotesLeft(s, k+n) {
+				return end
+			}
+			width = n
+		case n == width:
+		case n < width && (total+n)%4 == 0:
+			return k + n
+		default:
+			return end
+		}
+		total += n
+		end = k + n
+	}
+}
+
+// base64Line returns the length of the base64 line at k: base64
+// characters, then up to two '=' of padding.
+func base64Line(s string, k int) int {
+	j := k
+	for j < len(s) && (isAlnum(s[j]) || s[j] == '+' || s[j] == '/') {
+		j++
+	}
+	for p := 0; p < 2 && j < len(s) && s[j] == '='; p++ {
+		j++
+	}
+	return j - k
+}
+
+// skipPEMBreaks skips the separators between PEM lines.
+func skipPEMBreaks(s string, k int) int {
+	for k < len(s) {
+		switch {
+		case s[k] == '\n' || s[k] == '\r' || s[k] == ' ' || s[k] == '\t':
+			k++
+		case escapedBreak(s, k):
+			k += 2
+		default:
+			return k
+		}
+	}
+	return k
+}
+
+// pemLineEnds reports whether a base64 line ending at k ends as key data
+// does: at a separator, a quote, a backslash or the end of the text.
+func pemLineEnds(s string, k int) bool {
+	if k >= len(s) {
+		return true
+	}
+	switch s[k] {
+	case '\n', '\r', ' ', '\t', '"', '\'', '`', '\\':
+		return true
+	}
+	return false
+}
+
+// onlyQuotesLeft reports whether nothing but separators and quotes follow k.
+func onlyQuotesLeft(s string, k int) bool {
+	for ; k < len(s); k++ {
+		switch s[k] {
+		case '\n', '\r', ' ', '\t', '"', '\'', '`', '\\':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func isValueStop(c byte, colon bool) bool {
@@ -460,10 +667,10 @@ func redactFlagWords(s string) string {
 		}
 		i = end
 		word := s[start:end]
-		if secretNext && word != Redacted {
+		if n := secretSpan(word); secretNext && n > 0 && word[:n] != Redacted {
 			b.WriteString(s[last:start])
 			b.WriteString(Redacted)
-			last = end
+			last = start + n
 		}
 		secretNext = isSecretFlag(unquote(word))
 	}
@@ -472,6 +679,24 @@ func redactFlagWords(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// secretSpan returns how much of the word after a flag naming a secret is
+// the secret: the word up to the end of its line (a quoted word may run
+// on), or nothing when the word is code or a reference (notSecret).
+func secretSpan(word string) int {
+	if notSecret(unquote(word)) {
+		return 0
+	}
+	for i := 0; i < len(word); i++ {
+		if word[i] == '\n' || word[i] == '\r' || escapedBreak(word, i) {
+			if unquote(word[:i]) == "" {
+				return 0
+			}
+			return i
+		}
+	}
+	return len(word)
 }
 
 // nextWord returns the span of the next word at or after i. Words are

