@@ -3,9 +3,12 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemos-dev/mnemos/policy"
 )
 
 // Recurrence thresholds choosing the card's form: fewer than MediumFrom
@@ -31,7 +34,10 @@ type Card struct {
 	Reversibility   string // reversible (default), irreversible or partial
 	Territory       string // none (default), session or permanent
 	Recurrence      int    // earlier requests of the same class
-	Token           string
+	// More counts the request's other accesses, shown as "and N more"
+	// after the class; `mnemos approvals show` lists them all.
+	More  int
+	Token string
 }
 
 // Button is one answer a channel can offer under the card.
@@ -61,7 +67,7 @@ func territoryMarker(t string) string {
 		return " [territory: " + t + "]"
 	}
 	// An unknown concession is shown, never hidden.
-	return " [territory: " + printable(t) + "]"
+	return " [territory: " + Printable(t) + "]"
 }
 
 func abbreviate(reversibility string) string {
@@ -90,16 +96,22 @@ func abbreviate(reversibility string) string {
 //
 //	Write report.pdf from drive.google.com -> ~/downloads/ (~2.4 MB) [rev | fs:write:~/downloads/**]
 //
+// The class is the most dangerous access of the request (see Rank);
+// when it has others, "and N more" follows the class in every form.
 // Control and formatting characters in the fields are shown escaped
-// (`\n`, `\x1b`, `\u202e`), so no field can add a line or restyle the card.
+// (`\n`, `\x1b`, `\u202e`; see Printable), so no field can add a line,
+// restyle the card or reorder what it says.
 func RenderCard(c Card) []string {
-	verb := printable(strings.TrimSpace(c.ActionVerb))
+	verb := Printable(strings.TrimSpace(c.ActionVerb))
 	if verb == "" {
 		verb = "proceed"
 	}
-	target := printable(c.TargetSummary)
-	class := printable(c.CapabilityClass)
-	rev := printable(c.Reversibility)
+	target := Printable(c.TargetSummary)
+	class := Printable(c.CapabilityClass)
+	if c.More > 0 {
+		class += fmt.Sprintf(" and %d more", c.More)
+	}
+	rev := Printable(c.Reversibility)
 	if rev == "" {
 		rev = Reversible
 	}
@@ -114,6 +126,98 @@ func RenderCard(c Card) []string {
 		return []string{question + " (" + meta + ")", target}
 	}
 	return []string{question, target, meta}
+}
+
+// Rank orders capabilities by how much an approval of them gives away, for
+// the card's headline: code:exec and mail:send (approved one request at a
+// time, never by a standing grant) rank highest, then fs:write (the other
+// critical capability), then what sends data off the machine
+// (network:http, llm:online, channel:out), then the other reads, then the
+// capabilities that need no approval. A capability outside the registry
+// ranks above them all: what is not known is never hidden behind what is.
+func Rank(c policy.Capability) int {
+	s, err := policy.Lookup(c)
+	switch {
+	case err != nil:
+		return 5
+	case s.DefaultApproval == policy.ApprovalAlways:
+		return 4
+	case s.Critical:
+		return 3
+	case c == policy.NetworkHTTP || c == policy.LLMOnline || c == policy.ChannelOut:
+		return 2
+	case s.DefaultApproval == policy.ApprovalPerTarget:
+		return 1
+	}
+	return 0
+}
+
+// HeadlineVerb is the card's verb for a request whose most dangerous
+// access is of capability c, held by a command whose own verb (as its
+// classification names its operation) is verb; empty when that command's
+// operation is of another capability. The command's verb is kept when it
+// names an operation of c ("delete", "download", "build"); for code:exec
+// and mail:send only a verb that says code runs or mail is sent is kept,
+// so that "May I write?" never heads a card whose class is code:exec.
+func HeadlineVerb(c policy.Capability, verb string) string {
+	switch c {
+	case policy.CodeExec:
+		switch verb {
+		case "run", "run remotely", "build", "compile", "install", "test":
+			return verb
+		}
+		return Verb(c)
+	case policy.MailSend:
+		return Verb(c)
+	}
+	if verb == "" {
+		return Verb(c)
+	}
+	return verb
+}
+
+// Verb is the card's plain verb for a capability.
+func Verb(c policy.Capability) string {
+	switch c {
+	case policy.MailSend:
+		return "send mail"
+	case policy.FSWrite:
+		return "write"
+	case policy.NetworkHTTP:
+		return "connect to the network"
+	case policy.LLMOnline:
+		return "ask an online model"
+	case policy.LLMLocal:
+		return "ask a local model"
+	case policy.ChannelOut:
+		return "send a message"
+	case policy.ChannelIn:
+		return "receive messages"
+	case policy.FSRead:
+		return "read"
+	case policy.MailRead:
+		return "read mail"
+	case policy.CalendarRead:
+		return "read the calendar"
+	case policy.TimeRead:
+		return "read the clock"
+	case policy.ParseLocal:
+		return "parse"
+	}
+	return "run"
+}
+
+// SortAccesses returns accesses ordered for the card, the most dangerous
+// first (Rank), equals in their order, without repeats.
+func SortAccesses(acc []Access) []Access {
+	out := make([]Access, 0, len(acc))
+	for _, a := range acc {
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Access) int { return Rank(b.Capability) - Rank(a.Capability) })
+	return out
 }
 
 // Buttons returns the two answers, whose data carries the token back.
@@ -138,7 +242,7 @@ func ParseCallback(data string) (Decision, string, error) {
 	case "reject":
 		d = Reject
 	default:
-		return "", "", fmt.Errorf("malformed callback: unknown answer %q", printable(verb))
+		return "", "", fmt.Errorf("malformed callback: unknown answer %q", Printable(verb))
 	}
 	token = normToken(token)
 	if !validToken(token) {
@@ -168,39 +272,86 @@ func capitalise(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// printable escapes control and format characters (newlines, escape
-// sequences, bidirectional overrides) and invalid UTF-8.
-func printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+// Printable returns s as it may be shown to a person: every character
+// that could move the cursor, restyle or clear a terminal, reorder or hide
+// text, or break a line is replaced by a visible escape, so that what is
+// shown is what the text holds. It is the one escape of mnemos's human
+// output: the approval card, the listings of approvals and of the audit
+// log, policy check and explain, and the text sent to channels.
+//
+// Escaped are the C0 controls and DEL (newline as \n, carriage return as
+// \r, tab as \t, the others as \x1b), the C1 controls U+0080–U+009F,
+// format characters (bidirectional embeddings, overrides and isolates
+// U+202A–U+202E and U+2066–U+2069, the marks U+200E, U+200F and U+061C,
+// the zero-width characters U+200B–U+200D, U+2060 and U+FEFF, and the rest
+// of Unicode's Cf category) and the line and paragraph separators U+2028
+// and U+2029 (all as \u202e, or \U000e0001 beyond the Basic Multilingual
+// Plane), and each byte of invalid UTF-8 (as \xff). Everything else,
+// backslashes included, is kept as it is.
+func Printable(s string) string {
+	i := firstHazard(s)
+	if i < 0 {
 		return s
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); {
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && n <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case !hazard(r):
+			b.WriteString(s[i : i+n])
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x80 && unicode.IsControl(r):
+		case r < 0x80:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		default:
-			b.WriteRune(r)
+			fmt.Fprintf(&b, `\u%04x`, r)
 		}
 		i += n
 	}
 	return b.String()
+}
+
+// firstHazard returns the index of the first byte of s that Printable
+// escapes, or -1 when there is none.
+func firstHazard(s string) int {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if hazard(rune(c)) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n <= 1) || hazard(r) {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// hazard reports whether Printable escapes the character r.
+func hazard(r rune) bool {
+	switch {
+	case r < 0x20 || r == 0x7f:
+		return true // C0 controls and DEL
+	case r < 0x80:
+		return false
+	case r <= 0x9f:
+		return true // C1 controls
+	case r == '\u2028' || r == '\u2029':
+		return true // line and paragraph separators
+	}
+	return unicode.Is(unicode.Cf, r)
 }

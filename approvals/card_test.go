@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mnemos-dev/mnemos/policy"
 )
 
 func TestRenderCard(t *testing.T) {
@@ -148,9 +150,103 @@ func FuzzRenderCard(f *testing.F) {
 			t.Fatalf("%d lines", n)
 		}
 		for _, l := range lines {
-			if strings.ContainsAny(l, "\n\r\x1b") {
-				t.Fatalf("control character in %q", l)
+			if rawHazard(l) {
+				t.Fatalf("control or format character in %q", l)
 			}
 		}
 	})
+}
+
+// The card names the request's most dangerous access and counts the
+// others, in every form.
+func TestRenderCardCountsTheOtherAccesses(t *testing.T) {
+	c := Card{ActionVerb: "run", TargetSummary: "touch a; python3 -c x (in /w)", CapabilityClass: "code:exec", More: 2}
+	for rec, want := range map[int][]string{
+		0:          {"May I run?", "touch a; python3 -c x (in /w)", "partial | class: code:exec and 2 more"},
+		MediumFrom: {"May I run? (partial | class: code:exec and 2 more)", "touch a; python3 -c x (in /w)"},
+		ShortFrom:  {"Run touch a; python3 -c x (in /w) [partial | code:exec and 2 more]"},
+	} {
+		c.Recurrence = rec
+		c.Reversibility = Partial
+		if got := RenderCard(c); !slices.Equal(got, want) {
+			t.Errorf("recurrence %d:\n got %q\nwant %q", rec, got, want)
+		}
+	}
+	p := Pending{CapabilityClass: "code:exec", Details: Details{Accesses: []Access{{Capability: "code:exec"}, {Capability: "fs:write", Target: "/w/a"}, {Capability: "fs:read", Target: "/w/b"}}}}
+	if n := p.Card().More; n != 2 {
+		t.Errorf("Pending.Card().More = %d, want 2", n)
+	}
+	if n := (Pending{CapabilityClass: "fs:write:/w/a", Details: Details{Accesses: []Access{{Capability: "fs:write", Target: "/w/a"}}}}).Card().More; n != 0 {
+		t.Errorf("one access: More = %d", n)
+	}
+}
+
+func TestRank(t *testing.T) {
+	order := [][]policy.Capability{
+		{"no:such"},
+		{policy.CodeExec, policy.MailSend},
+		{policy.FSWrite},
+		{policy.NetworkHTTP, policy.LLMOnline, policy.ChannelOut},
+		{policy.FSRead, policy.MailRead, policy.CalendarRead},
+		{policy.LLMLocal, policy.ChannelIn, policy.TimeRead, policy.ParseLocal},
+	}
+	seen := 0
+	for i, tier := range order {
+		for _, c := range tier {
+			seen++
+			if Rank(c) != Rank(tier[0]) {
+				t.Errorf("Rank(%s) = %d, want %d as %s", c, Rank(c), Rank(tier[0]), tier[0])
+			}
+			if i > 0 && Rank(c) >= Rank(order[i-1][0]) {
+				t.Errorf("Rank(%s) = %d, not below %s's %d", c, Rank(c), order[i-1][0], Rank(order[i-1][0]))
+			}
+		}
+	}
+	if seen != len(policy.Registry())+1 {
+		t.Errorf("the tiers name %d capabilities; the registry has %d", seen-1, len(policy.Registry()))
+	}
+}
+
+func TestSortAccesses(t *testing.T) {
+	in := []Access{
+		{Capability: policy.FSRead, Target: "/w/a"},
+		{Capability: policy.FSWrite, Target: "/w/b"},
+		{Capability: policy.NetworkHTTP, Target: "evil.example"},
+		{Capability: policy.FSWrite, Target: "/w/b"},
+		{Capability: policy.CodeExec, Target: "python3"},
+		{Capability: policy.FSWrite, Target: "/w/c"},
+	}
+	want := []Access{
+		{Capability: policy.CodeExec, Target: "python3"},
+		{Capability: policy.FSWrite, Target: "/w/b"},
+		{Capability: policy.FSWrite, Target: "/w/c"},
+		{Capability: policy.NetworkHTTP, Target: "evil.example"},
+		{Capability: policy.FSRead, Target: "/w/a"},
+	}
+	if got := SortAccesses(in); !slices.Equal(got, want) {
+		t.Errorf("SortAccesses:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestHeadlineVerb(t *testing.T) {
+	for _, tc := range []struct {
+		c          policy.Capability
+		verb, want string
+	}{
+		{policy.CodeExec, "write", "run"},
+		{policy.CodeExec, "read", "run"},
+		{policy.CodeExec, "", "run"},
+		{policy.CodeExec, "build", "build"},
+		{policy.CodeExec, "run remotely", "run remotely"},
+		{policy.MailSend, "write", "send mail"},
+		{policy.FSWrite, "delete", "delete"},
+		{policy.FSWrite, "", "write"},
+		{policy.NetworkHTTP, "download", "download"},
+		{policy.NetworkHTTP, "", "connect to the network"},
+		{policy.FSRead, "", "read"},
+	} {
+		if got := HeadlineVerb(tc.c, tc.verb); got != tc.want {
+			t.Errorf("HeadlineVerb(%s, %q) = %q, want %q", tc.c, tc.verb, got, tc.want)
+		}
+	}
 }

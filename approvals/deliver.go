@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +23,8 @@ import (
 // Message is what a channel receives for a new pending request: the card,
 // its buttons and what the request is, as one JSON object. The caller
 // builds it from redacted text (as the audit log writes it): a channel is
-// a copy of the request outside mnemos.
+// a copy of the request outside mnemos. Deliver escapes every text in it
+// a bridge may show a person (Printable), as the card's lines are.
 type Message struct {
 	Token string `json:"token"`
 	// Card is the card's lines (RenderCard) and Form their shape.
@@ -39,6 +41,36 @@ type Message struct {
 	ExpiresAt       time.Time `json:"expires_at"`
 	// Answer is the command a bridge runs with a button's data.
 	Answer string `json:"answer"`
+}
+
+// printable returns m with each of its texts escaped by Printable: what a
+// bridge shows of the argv, the directory or the requester cannot add a
+// line, restyle the chat or reorder the text, any more than the card can.
+func (m Message) printable() Message {
+	each := func(ss []string) []string {
+		if ss == nil {
+			return nil
+		}
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = Printable(s)
+		}
+		return out
+	}
+	m.Token = Printable(m.Token)
+	m.Card = each(m.Card)
+	m.Form = Printable(m.Form)
+	m.Buttons = slices.Clone(m.Buttons)
+	for i, b := range m.Buttons {
+		m.Buttons[i] = Button{Text: Printable(b.Text), Data: Printable(b.Data)}
+	}
+	m.Requester = Identity{Channel: Printable(m.Requester.Channel), Sender: Printable(m.Requester.Sender)}
+	m.Argv = each(m.Argv)
+	m.Cwd = Printable(m.Cwd)
+	m.CapabilityClass = Printable(m.CapabilityClass)
+	m.Reversibility = Printable(m.Reversibility)
+	m.Answer = Printable(m.Answer)
+	return m
 }
 
 // Delivery is the outcome of delivering a message to one channel.
@@ -80,7 +112,7 @@ func (dl Deliverer) Deliver(ctx context.Context, channels []policy.Channel, m Me
 	if len(channels) == 0 {
 		return out
 	}
-	body, err := json.Marshal(m)
+	body, err := json.Marshal(m.printable())
 	if err != nil {
 		for i, c := range channels {
 			out[i] = Delivery{Channel: c.Name, Kind: c.Kind(), Err: "cannot encode the card: " + err.Error()}
@@ -122,7 +154,7 @@ func (dl Deliverer) deliverOne(ctx context.Context, c policy.Channel, body []byt
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("timed out after %v", timeout)
 		}
-		d.Err = printable(err.Error())
+		d.Err = Printable(err.Error())
 	}
 	return d
 }

@@ -160,6 +160,7 @@ func (p Pending) Card() Card {
 		Reversibility:   p.Details.Reversibility,
 		Territory:       p.Territory,
 		Recurrence:      p.Recurrence,
+		More:            max(0, len(p.Details.Accesses)-1),
 		Token:           p.Token,
 	}
 }

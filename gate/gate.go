@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
@@ -612,25 +613,26 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 }
 
 func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
+	// The card's headline is the most dangerous access of the commands
+	// that ask (approvals.Rank), whatever their order in the script: the
+	// verb and rule are those of the command it belongs to, the
+	// reversibility the worst of them.
 	var asking *CommandDecision
-	for i := range dec.Commands {
-		if dec.Commands[i].Outcome == policy.Ask {
-			asking = &dec.Commands[i]
-			break
-		}
-	}
-	verb, rev, class, rule := "run", "partial", "code:exec", ""
 	var accesses []approvals.Access
-	if asking != nil && asking.Policy != nil {
-		verb, rev = asking.Policy.Verb, asking.Policy.Reversibility
-		if asking.Policy.Rule != nil {
-			rule = asking.Policy.Rule.Name
-		}
-	}
-	for _, c := range dec.Commands {
-		if c.Outcome != policy.Ask || c.Policy == nil {
+	rev := ""
+	for i := range dec.Commands {
+		c := &dec.Commands[i]
+		if c.Outcome != policy.Ask {
 			continue
 		}
+		if asking == nil {
+			asking = c
+		}
+		if c.Policy == nil {
+			rev = worseReversibility(rev, "partial")
+			continue
+		}
+		rev = worseReversibility(rev, c.Policy.Reversibility)
 		for _, a := range c.Policy.Accesses {
 			if s, err := policy.Lookup(a.Capability); err == nil && s.DefaultApproval == policy.ApprovalNone && c.DecidedBy != "rate-limit" {
 				continue
@@ -638,16 +640,39 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			accesses = append(accesses, approvals.Access{Capability: a.Capability, Target: a.Target})
 		}
 	}
+	accesses = approvals.SortAccesses(accesses)
+	verb, class, rule := "run", "code:exec", ""
 	if len(accesses) > 0 {
 		a := accesses[0]
 		class = string(a.Capability)
 		if a.Target != "" && a.Capability != policy.CodeExec {
 			class += ":" + a.Target
 		}
+		asking = commandWith(dec.Commands, a)
+	}
+	if asking != nil && asking.Policy != nil {
+		verb = asking.Policy.Verb
+		if asking.Policy.Rule != nil {
+			rule = asking.Policy.Rule.Name
+		}
+		// The command's verb names the operation of its first access.
+		if len(accesses) > 0 {
+			if len(asking.Policy.Accesses) == 0 || asking.Policy.Accesses[0].Capability != accesses[0].Capability {
+				verb = ""
+			}
+			verb = approvals.HeadlineVerb(accesses[0].Capability, verb)
+		}
+	}
+	if rev == "" {
+		rev = "partial"
 	}
 	summary := strings.Join(audit.RedactArgv(req.Argv), " ")
 	if len(summary) > 200 {
-		summary = summary[:197] + "..."
+		cut := 197
+		for cut > 0 && !utf8.RuneStart(summary[cut]) {
+			cut--
+		}
+		summary = summary[:cut] + "..."
 	}
 	summary += " (in " + req.Cwd + ")"
 	return approvals.NewPending{
@@ -659,6 +684,42 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			Reversibility: rev, Rule: rule, Reason: dec.Reason, Accesses: accesses,
 		},
 	}
+}
+
+// commandWith returns the first asking command with access a.
+func commandWith(cmds []CommandDecision, a approvals.Access) *CommandDecision {
+	for i := range cmds {
+		c := &cmds[i]
+		if c.Outcome != policy.Ask || c.Policy == nil {
+			continue
+		}
+		for _, b := range c.Policy.Accesses {
+			if b.Capability == a.Capability && b.Target == a.Target {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// worseReversibility returns the less reversible of a and b: irreversible,
+// then partial, then reversible; an unknown value counts as irreversible.
+func worseReversibility(a, b string) string {
+	rank := func(r string) int {
+		switch r {
+		case "":
+			return 0
+		case approvals.Reversible:
+			return 1
+		case approvals.Partial:
+			return 2
+		}
+		return 3
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
 }
 
 // ErrNotAllowed is returned by Run when the decision is not allow.

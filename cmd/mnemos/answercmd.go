@@ -70,7 +70,7 @@ func (c *AnswerCmd) Run(a *app) error {
 		}
 		label = "rejected"
 	}
-	confirmation := fmt.Sprintf("%s: %s %s", label, p.ActionVerb, oneLine(p.TargetSummary))
+	confirmation := fmt.Sprintf("%s: %s %s", label, oneLine(p.ActionVerb), oneLine(p.TargetSummary))
 	if c.JSON {
 		return writeJSON(a.io.out, answerResult{OK: true, Decision: label, Token: p.Token, CapabilityClass: p.CapabilityClass, Confirmation: confirmation})
 	}
@@ -132,8 +132,8 @@ func printDigest(a *app, groups []digestGroup, now time.Time) {
 	}
 	for _, gr := range groups {
 		n := gr.Newest
-		fmt.Fprintf(a.io.out, "%3d  %s:%s  %s  newest %s  %s  %s  %s\n", gr.Count, gr.Channel, gr.Sender, gr.Capability,
-			n.Token, n.StatusAt(now), n.CreatedAt.Local().Format("2006-01-02 15:04:05"), oneLine(n.TargetSummary))
+		fmt.Fprintf(a.io.out, "%3d  %s:%s  %s  newest %s  %s  %s  %s\n", gr.Count, oneLine(gr.Channel), oneLine(gr.Sender), oneLine(gr.Capability),
+			oneLine(n.Token), n.StatusAt(now), n.CreatedAt.Local().Format("2006-01-02 15:04:05"), oneLine(n.TargetSummary))
 	}
 }
 

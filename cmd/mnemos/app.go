@@ -474,10 +474,10 @@ func (a *app) request(argv []string, f RequestFlags) (gate.Request, error) {
 	return req, nil
 }
 
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	return strings.ReplaceAll(s, "\r", " ")
-}
+// oneLine is text that came from a request, a policy or the state, as a
+// person is shown it: on one line, with what could break the line, restyle
+// the terminal or reorder the text escaped (approvals.Printable).
+func oneLine(s string) string { return approvals.Printable(s) }
 
 // gatedRequest turns the words after "--" into a request and the gate that
 // judges it; usage is the synopsis shown when no command is given.

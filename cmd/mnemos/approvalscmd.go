@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
@@ -70,8 +69,8 @@ func (c *ApprovalsListCmd) Run(a *app) error {
 		return nil
 	}
 	for _, p := range list {
-		fmt.Fprintf(a.io.out, "%s  %-8s  %s  %s:%s  %s  %s\n", p.Token, p.StatusAt(a.now()),
-			p.CreatedAt.Local().Format("2006-01-02 15:04:05"), p.Channel, p.Sender, p.CapabilityClass, oneLine(p.TargetSummary))
+		fmt.Fprintf(a.io.out, "%s  %-8s  %s  %s:%s  %s  %s\n", oneLine(p.Token), p.StatusAt(a.now()),
+			p.CreatedAt.Local().Format("2006-01-02 15:04:05"), oneLine(p.Channel), oneLine(p.Sender), classOf(p), oneLine(p.TargetSummary))
 	}
 	return nil
 }
@@ -102,11 +101,22 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 	for _, l := range approvals.RenderCard(p.Card()) {
 		fmt.Fprintln(a.io.out, l)
 	}
-	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\n", p.Token, p.StatusAt(a.now()), p.Channel, p.Sender)
+	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\n", oneLine(p.Token), p.StatusAt(a.now()), oneLine(p.Channel), oneLine(p.Sender))
 	if ext, ok := gate.ExtensionOf(p); ok {
-		fmt.Fprintf(a.io.out, "extension: %s\ncapability: %s\n", ext, p.CapabilityClass)
+		fmt.Fprintf(a.io.out, "extension: %s\ncapability: %s\n", oneLine(ext), oneLine(p.CapabilityClass))
 	} else {
-		fmt.Fprintf(a.io.out, "command: %s\ncwd: %s\n", strings.Join(p.Details.Argv, " "), p.Details.Cwd)
+		fmt.Fprintf(a.io.out, "command: %s\ncwd: %s\n", argvLine(p.Details.Argv), oneLine(p.Details.Cwd))
+		// Every access the request asks for, the card's headline first.
+		if len(p.Details.Accesses) > 0 {
+			fmt.Fprintln(a.io.out, "accesses:")
+		}
+		for _, acc := range p.Details.Accesses {
+			line := "  " + oneLine(string(acc.Capability))
+			if acc.Target != "" {
+				line += " " + oneLine(acc.Target)
+			}
+			fmt.Fprintln(a.io.out, line)
+		}
 	}
 	fmt.Fprintf(a.io.out, "reason: %s\nexpires: %s\n", oneLine(p.Details.Reason), p.ExpiresAt.Local().Format(time.RFC3339))
 	return nil
@@ -134,9 +144,9 @@ func (c *ApproveCmd) Run(a *app) error {
 		return writeJSON(a.io.out, res)
 	}
 	if ext, ok := gate.ExtensionOf(res.Pending); ok {
-		fmt.Fprintf(a.io.out, "approved %s: extension %s may use %s\n", res.Pending.Token, ext, res.Pending.CapabilityClass)
+		fmt.Fprintf(a.io.out, "approved %s: extension %s may use %s\n", oneLine(res.Pending.Token), oneLine(ext), oneLine(res.Pending.CapabilityClass))
 	} else {
-		fmt.Fprintf(a.io.out, "approved %s: %s\n", res.Pending.Token, strings.Join(res.Pending.Details.Argv, " "))
+		fmt.Fprintf(a.io.out, "approved %s: %s\n", oneLine(res.Pending.Token), argvLine(res.Pending.Details.Argv))
 		fmt.Fprintln(a.io.out, "the identical command, rerun from the same directory by the same identity, now runs once")
 	}
 	for _, gr := range res.Grants {
@@ -147,10 +157,10 @@ func (c *ApproveCmd) Run(a *app) error {
 		if gr.Session != "" {
 			until += " in session " + gr.Session
 		}
-		fmt.Fprintf(a.io.out, "grant %d: %s on %s for %s:%s, %s\n", gr.ID, gr.Capability, gr.Target, gr.Channel, gr.Sender, until)
+		fmt.Fprintf(a.io.out, "grant %d: %s on %s for %s:%s, %s\n", gr.ID, gr.Capability, oneLine(gr.Target), oneLine(gr.Channel), oneLine(gr.Sender), oneLine(until))
 	}
 	if res.Rule != nil {
-		fmt.Fprintf(a.io.out, "added to %s: allow rule %q for commands starting with: %s\n", res.Rule.File, res.Rule.Name, strings.Join(res.Rule.ArgvPrefix, " "))
+		fmt.Fprintf(a.io.out, "added to %s: allow rule %q for commands starting with: %s\n", oneLine(res.Rule.File), res.Rule.Name, argvLine(res.Rule.ArgvPrefix))
 		fmt.Fprintln(a.io.out, "remove it by editing that file")
 	}
 	return nil
@@ -172,7 +182,7 @@ func (c *DenyCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.io.out, "denied %s: %s\n", p.Token, strings.Join(p.Details.Argv, " "))
+	fmt.Fprintf(a.io.out, "denied %s: %s\n", oneLine(p.Token), argvLine(p.Details.Argv))
 	return nil
 }
 
@@ -194,6 +204,22 @@ func (c *CancelCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.io.out, "cancelled %s: %s (%s)\n", p.Token, strings.Join(p.Details.Argv, " "), oneLine(p.CancelReason))
+	fmt.Fprintf(a.io.out, "cancelled %s: %s (%s)\n", oneLine(p.Token), argvLine(p.Details.Argv), oneLine(p.CancelReason))
 	return nil
+}
+
+// argvLine shows a request's argv on one line, quoted where a word needs
+// it (so that each word's bounds show) and escaped as oneLine does.
+func argvLine(argv []string) string {
+	return oneLine(shellQuote(argv))
+}
+
+// classOf is the card's class of a request as listed: its capability class
+// and, when the request has other accesses, how many.
+func classOf(p approvals.Pending) string {
+	class := oneLine(p.CapabilityClass)
+	if n := p.Card().More; n > 0 {
+		class += fmt.Sprintf(" and %d more", n)
+	}
+	return class
 }

@@ -42,13 +42,15 @@ func (c *AuditTailCmd) Run(a *app) error {
 			fmt.Fprintf(a.io.out, "%s\n", r.Raw)
 			continue
 		}
-		fmt.Fprintf(a.io.out, "%5d  %s  %-20s %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, summarize(r.Kind, r.Attrs))
+		fmt.Fprintf(a.io.out, "%5d  %s  %-20s %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"), oneLine(r.Kind), summarize(r.Kind, r.Attrs))
 	}
 	return nil
 }
 
 // summarize renders the most telling attributes of an event on one line:
-// for a channel's delivery, which channel and, when it failed, why.
+// for a channel's delivery, which channel and, when it failed, why. Every
+// value is escaped as oneLine does: the log holds what the command line
+// held.
 func summarize(kind string, attrs map[string]any) string {
 	var parts []string
 	keys := []string{"decision", "id", "exit_status", "argv", "capability", "target", "reason"}
@@ -66,14 +68,14 @@ func summarize(kind string, attrs map[string]any) string {
 			for i, w := range t {
 				ws[i] = fmt.Sprint(w)
 			}
-			parts = append(parts, k+"="+strings.Join(ws, " "))
+			parts = append(parts, k+"="+oneLine(strings.Join(ws, " ")))
 		case string:
 			if t != "" {
 				parts = append(parts, k+"="+oneLine(t))
 			}
 		default:
 			b, _ := json.Marshal(t)
-			parts = append(parts, k+"="+string(b))
+			parts = append(parts, k+"="+oneLine(string(b)))
 		}
 	}
 	if len(parts) == 0 {
@@ -82,7 +84,7 @@ func summarize(kind string, attrs map[string]any) string {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return strings.Join(keys, ",")
+		return oneLine(strings.Join(keys, ","))
 	}
 	return strings.Join(parts, "  ")
 }

@@ -56,8 +56,8 @@ func decisionExit(d gate.Decision) error {
 // its outcome; then the final decision.
 func printExplanation(w io.Writer, req gate.Request, d gate.Decision) {
 	fmt.Fprintf(w, "request: %s\n", oneLine(shellQuote(req.Argv)))
-	fmt.Fprintf(w, "  from %s/%s in %s (workspace %s)\n", req.Channel, req.Sender, req.Cwd, d.Workspace)
-	fmt.Fprintf(w, "  level %s; policy %s\n", d.Level, d.Policy)
+	fmt.Fprintf(w, "  from %s/%s in %s (workspace %s)\n", oneLine(req.Channel), oneLine(req.Sender), oneLine(req.Cwd), oneLine(d.Workspace))
+	fmt.Fprintf(w, "  level %s; policy %s\n", d.Level, oneLine(d.Policy))
 	if len(d.Commands) == 0 {
 		fmt.Fprintf(w, "parse: %s\n", oneLine(d.Reason))
 	} else {
@@ -66,12 +66,12 @@ func printExplanation(w io.Writer, req gate.Request, d gate.Decision) {
 	for i, c := range d.Commands {
 		fmt.Fprintf(w, "\ncommand %d: %s\n", i+1, oneLine(c.Text))
 		if len(c.Command.Context) > 0 {
-			fmt.Fprintf(w, "  found inside: %s\n", strings.Join(c.Command.Context, " > "))
+			fmt.Fprintf(w, "  found inside: %s\n", oneLine(strings.Join(c.Command.Context, " > ")))
 		} else {
 			fmt.Fprintln(w, "  found at the top level")
 		}
 		for _, wr := range c.Command.Wrappers {
-			fmt.Fprintf(w, "  unwrapped: %s\n", wr.Name)
+			fmt.Fprintf(w, "  unwrapped: %s\n", oneLine(wr.Name))
 		}
 		if c.Command.Dynamic {
 			fmt.Fprintln(w, "  program: not known before it runs")
@@ -90,34 +90,35 @@ func printExplanation(w io.Writer, req gate.Request, d gate.Decision) {
 			}
 			fmt.Fprintf(w, "  judge: %s, score %.2f: %s\n", verdict, c.Judge.Score, oneLine(c.Judge.Reason))
 		}
-		fmt.Fprintf(w, "  outcome: %s, decided by %s: %s\n", c.Outcome, c.DecidedBy, oneLine(c.Reason))
+		fmt.Fprintf(w, "  outcome: %s, decided by %s: %s\n", c.Outcome, oneLine(c.DecidedBy), oneLine(c.Reason))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "decision: %s\n", d.Outcome)
 	if d.BlockedBy != "" {
-		fmt.Fprintf(w, "blocked by: %s\n", d.BlockedBy)
+		fmt.Fprintf(w, "blocked by: %s\n", oneLine(d.BlockedBy))
 	}
 	fmt.Fprintf(w, "reason: %s\n", oneLine(d.Reason))
 	if len(d.Commands) > 1 {
 		fmt.Fprintln(w, "(the strictest outcome of the commands is the decision)")
 	}
 	if d.Approval != nil {
-		fmt.Fprintf(w, "approval: %s; approve with: mnemos approvals approve %s\n", d.Approval.Token, d.Approval.Token)
+		tok := oneLine(d.Approval.Token)
+		fmt.Fprintf(w, "approval: %s; approve with: mnemos approvals approve %s\n", tok, tok)
 	}
 }
 
 func printGuard(w io.Writer, c gate.CommandDecision) {
 	from := ""
 	if len(c.GuardDirs) > 0 {
-		from = " (from " + strings.Join(c.GuardDirs, ", ") + ")"
+		from = " (from " + oneLine(strings.Join(c.GuardDirs, ", ")) + ")"
 	}
 	if c.Guard != nil {
-		fmt.Fprintf(w, "  guard: %s hit%s: %s\n", c.Guard.Check, from, oneLine(c.Guard.Reason))
+		fmt.Fprintf(w, "  guard: %s hit%s: %s\n", oneLine(c.Guard.Check), from, oneLine(c.Guard.Reason))
 		return
 	}
 	checks := "no hit"
 	if len(c.GuardChecks) > 0 {
-		checks = strings.Join(c.GuardChecks, ", ") + ": no hit"
+		checks = oneLine(strings.Join(c.GuardChecks, ", ")) + ": no hit"
 	}
 	fmt.Fprintf(w, "  guard: %s%s\n", checks, from)
 }
@@ -127,7 +128,7 @@ func printPolicy(w io.Writer, res *policy.Result, rules []policy.RuleTrace) {
 		fmt.Fprintln(w, "  accesses: none")
 	}
 	for _, acc := range res.Accesses {
-		line := fmt.Sprintf("  capability: %s", acc.Capability)
+		line := fmt.Sprintf("  capability: %s", oneLine(string(acc.Capability)))
 		if acc.Target != "" {
 			line += " " + oneLine(acc.Target)
 		}
@@ -143,12 +144,12 @@ func printPolicy(w io.Writer, res *policy.Result, rules []policy.RuleTrace) {
 		fmt.Fprintln(w, "  rules considered:")
 	}
 	for _, t := range rules {
-		where := t.Rule.Pos.String()
+		where := oneLine(t.Rule.Pos.String())
 		if t.Rule.Layer != "" {
 			where = string(t.Rule.Layer) + " " + where
 		}
 		if t.Rule.Profile != "" {
-			where += ", profile " + t.Rule.Profile
+			where += ", profile " + oneLine(t.Rule.Profile)
 		}
 		status := "no match: " + oneLine(t.Why)
 		switch {
@@ -168,7 +169,7 @@ func printPolicy(w io.Writer, res *policy.Result, rules []policy.RuleTrace) {
 		if q.Found {
 			found = fmt.Sprintf("grant %d", q.GrantID)
 		}
-		fmt.Fprintf(w, "  grant lookup: %s %s: %s\n", q.Capability, oneLine(q.Target), found)
+		fmt.Fprintf(w, "  grant lookup: %s %s: %s\n", oneLine(string(q.Capability)), oneLine(q.Target), found)
 	}
 }
 

@@ -61,33 +61,34 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printDecision renders a decision for people.
+// printDecision renders a decision for people. Every text that can come
+// from the request, the policy or the state is escaped (oneLine).
 func printDecision(w io.Writer, d gate.Decision) {
 	fmt.Fprintf(w, "decision: %s\n", d.Outcome)
 	fmt.Fprintf(w, "reason: %s\n", oneLine(d.Reason))
 	if d.BlockedBy != "" {
-		fmt.Fprintf(w, "blocked by: %s\n", d.BlockedBy)
+		fmt.Fprintf(w, "blocked by: %s\n", oneLine(d.BlockedBy))
 	}
-	fmt.Fprintf(w, "level: %s (policy: %s)\n", d.Level, d.Policy)
-	fmt.Fprintf(w, "workspace: %s\n", d.Workspace)
+	fmt.Fprintf(w, "level: %s (policy: %s)\n", d.Level, oneLine(d.Policy))
+	fmt.Fprintf(w, "workspace: %s\n", oneLine(d.Workspace))
 	for i, c := range d.Commands {
 		fmt.Fprintf(w, "command %d: %s\n", i+1, oneLine(c.Text))
 		if len(c.Command.Context) > 0 {
-			fmt.Fprintf(w, "  inside: %s\n", strings.Join(c.Command.Context, " > "))
+			fmt.Fprintf(w, "  inside: %s\n", oneLine(strings.Join(c.Command.Context, " > ")))
 		}
 		for _, wr := range c.Command.Wrappers {
-			fmt.Fprintf(w, "  wrapper: %s\n", wr.Name)
+			fmt.Fprintf(w, "  wrapper: %s\n", oneLine(wr.Name))
 		}
 		if c.Guard != nil {
-			fmt.Fprintf(w, "  guard: %s (%s)\n", c.Guard.Reason, c.Guard.Check)
+			fmt.Fprintf(w, "  guard: %s (%s)\n", oneLine(c.Guard.Reason), oneLine(c.Guard.Check))
 		}
 		if c.Policy != nil {
 			for _, acc := range c.Policy.Accesses {
-				t := acc.Target
+				t := oneLine(acc.Target)
 				if acc.Dynamic {
 					t += " (not known before it runs)"
 				}
-				line := fmt.Sprintf("  capability: %s", acc.Capability)
+				line := fmt.Sprintf("  capability: %s", oneLine(string(acc.Capability)))
 				if t != "" {
 					line += " " + t
 				}
@@ -98,16 +99,17 @@ func printDecision(w io.Writer, d gate.Decision) {
 				fmt.Fprintln(w, line)
 			}
 			if c.Policy.Rule != nil {
-				fmt.Fprintf(w, "  rule: %s (%s, %s)\n", c.Policy.Rule.Name, c.Policy.Rule.Action, c.Policy.Rule.Pos)
+				fmt.Fprintf(w, "  rule: %s (%s, %s)\n", oneLine(c.Policy.Rule.Name), c.Policy.Rule.Action, oneLine(c.Policy.Rule.Pos.String()))
 			}
 		}
 		if c.Judge != nil {
-			fmt.Fprintf(w, "  judge: %.2f %s\n", c.Judge.Score, c.Judge.Reason)
+			fmt.Fprintf(w, "  judge: %.2f %s\n", c.Judge.Score, oneLine(c.Judge.Reason))
 		}
-		fmt.Fprintf(w, "  outcome: %s, decided by %s: %s\n", c.Outcome, c.DecidedBy, oneLine(c.Reason))
+		fmt.Fprintf(w, "  outcome: %s, decided by %s: %s\n", c.Outcome, oneLine(c.DecidedBy), oneLine(c.Reason))
 	}
 	if d.Approval != nil {
-		fmt.Fprintf(w, "approval: %s; approve with: mnemos approvals approve %s\n", d.Approval.Token, d.Approval.Token)
+		tok := oneLine(d.Approval.Token)
+		fmt.Fprintf(w, "approval: %s; approve with: mnemos approvals approve %s\n", tok, tok)
 	}
 }
 
