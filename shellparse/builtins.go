@@ -22,6 +22,19 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 				w.walkSubscript(inv.st, n)
 			}
 		}
+		// So are names whose subscript names variables (unset 'a[n]') or
+		// is only known at run time (unset "a[$i]").
+		for _, a := range varNames(inv, name) {
+			switch {
+			case a.dyn:
+				w.dynSubscript(inv.st, a)
+			case !strings.ContainsAny(a.val, "$`"):
+				n, _, _ := strings.Cut(a.val, "=")
+				if i := strings.IndexByte(n, '['); i > 0 && validName(n[:i]) {
+					w.walkSubscript(inv.st, n)
+				}
+			}
+		}
 	}
 	switch name {
 	case "eval":
@@ -147,7 +160,7 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 				inv.st.makeOpaque()
 			}
 		}
-		inv.st.forget(target)
+		w.forgetInput(inv.st, target, inv.args[0].val)
 		inv.st.setRefs(target, inputRefs(inv))
 	case "printf":
 		w.emitInv(inv, false)
@@ -155,19 +168,29 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 			if inv.args[2].dyn {
 				inv.st.makeOpaque()
 			} else {
-				inv.st.forget(arrayBase(inv.args[2].val))
-				inv.st.setRefs(arrayBase(inv.args[2].val), inv.refs)
+				target := arrayBase(inv.args[2].val)
+				static := true
+				for _, a := range inv.args[3:] {
+					static = static && (!a.dyn || a.num)
+				}
+				if static {
+					// What printf prints from static words is no input.
+					inv.st.forget(target)
+				} else {
+					w.forgetInput(inv.st, target, "printf -v")
+				}
+				inv.st.setRefs(target, inv.refs)
 			}
 		}
 	case "getopts":
 		w.emitInv(inv, false)
 		inv.st.forget("OPTARG")
-		inv.st.forget("OPTIND")
+		inv.st.setNumeric("OPTIND")
 		if len(inv.args) > 2 {
 			if inv.args[2].dyn {
 				inv.st.makeOpaque()
 			} else {
-				inv.st.forget(inv.args[2].val)
+				w.forgetInput(inv.st, inv.args[2].val, "getopts")
 			}
 		}
 	case "unset":
@@ -211,11 +234,21 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 	case "let":
 		w.emitInv(inv, false)
 		for _, a := range inv.args[1:] {
-			if !a.dyn {
+			switch {
+			case !a.dyn:
 				w.walkArithString(inv.st, a.val, 0)
 				if n, _, ok := strings.Cut(a.val, "="); ok {
-					inv.st.forget(arrayBase(strings.TrimRight(n, "+-*/%<>&|^")))
+					if t := arrayBase(strings.TrimRight(n, "+-*/%<>&|^")); validName(t) {
+						inv.st.setNumeric(t)
+					} else {
+						inv.st.makeOpaque()
+					}
 				}
+			case a.num:
+			default:
+				w.arithUnknown(a.val, "let evaluates "+a.val+", only known at run time, as arithmetic: "+
+					"an array subscript in it runs commands")
+				inv.st.makeOpaque()
 			}
 		}
 	default:
@@ -296,10 +329,10 @@ func (w *walker) readBuiltin(inv *invocation) {
 	arr, isArr := optVal(opts, "-a")
 	forgetAll := func() {
 		if isArr {
-			st.forget(arr.val)
+			w.forgetInput(st, arr.val, "read")
 		}
 		for _, n := range names {
-			st.forget(n)
+			w.forgetInput(st, arrayBase(n), "read")
 		}
 		if len(names) == 0 && !isArr {
 			st.forget("REPLY")
@@ -510,8 +543,16 @@ func addDeclWord(f field, flags *[]string, items *[]declItem) bool {
 
 // declClause walks declare, export, local, readonly, typeset and nameref.
 func (w *walker) declClause(st *state, c *syntax.DeclClause) {
+	assoc := false
 	for _, a := range c.Args {
-		w.walkAssign(st, a)
+		if a.Naked && a.Name == nil && a.Value != nil {
+			if s, ok := simpleLit(a.Value); ok && strings.HasPrefix(s, "-") && strings.Contains(s, "A") {
+				assoc = true
+			}
+		}
+	}
+	for _, a := range c.Args {
+		w.walkAssignAs(st, a, assoc)
 	}
 	variant := c.Variant.Value
 	argv := []field{lit(variant)}
@@ -528,9 +569,14 @@ func (w *walker) declClause(st *state, c *syntax.DeclClause) {
 			refs = unionRefs(refs, fRefs)
 			argv = append(argv, fs...)
 			for _, f := range fs {
-				if !f.dyn && strings.ContainsAny(f.val, "$`") {
+				switch {
+				case !f.dyn:
 					n, _, _ := strings.Cut(f.val, "=")
-					w.walkSubscript(st, n)
+					if i := strings.IndexByte(n, '['); i > 0 && validName(n[:i]) || strings.ContainsAny(n, "$`") {
+						w.walkSubscript(st, n)
+					}
+				case !strings.HasPrefix(f.tmpl, "-"):
+					w.dynSubscript(st, f)
 				}
 				k := len(items)
 				opaque = opaque || addDeclWord(f, &flags, &items)
@@ -608,7 +654,11 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 			}
 		}
 		if transform {
-			v = value{exported: v.exported, attr: true, integer: v.integer, refs: v.refs}
+			v = value{exported: v.exported, attr: true, integer: v.integer, assoc: v.assoc,
+				numeric: it.val == nil && v.numeric, refs: v.refs}
+		}
+		if strings.Contains(minus, "A") {
+			v.assoc = true
 		}
 		switch {
 		case strings.Contains(minus, "i"):
@@ -623,11 +673,16 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 			v.exported = false
 		}
 		v.attr = v.attr || old.attr
-		st.setVar(it.name, v)
+		v.assoc = v.assoc || old.assoc
 		if v.integer && it.val != nil {
 			// declare -i y=VALUE evaluates VALUE as arithmetic, where an
-			// array subscript runs its substitutions.
-			w.walkArithValue(st, *it.val)
+			// array subscript runs its substitutions; y then holds an
+			// integer.
+			v.numeric = true
+		}
+		st.setVar(it.name, v)
+		if v.integer && it.val != nil {
+			w.walkArithValue(st, it.name, *it.val)
 		}
 	}
 	if strings.Contains(minus, "n") {
@@ -708,4 +763,46 @@ func (w *walker) mayModify(st *state, node syntax.Node) bool {
 // shQuote quotes s for the shell.
 func shQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// varNames returns the words of a builtin that name variables it sets or
+// tests: read's names, printf -v's and mapfile's target, getopts' name,
+// unset's and declare's names, test -v's operand.
+func varNames(inv *invocation, name string) []field {
+	args := inv.args
+	var out []field
+	switch name {
+	case "read":
+		i, opts := parseOpts(args, optSpec{flags: "ers", args: "adinNptu"})
+		if o, ok := optVal(opts, "-a"); ok {
+			out = append(out, findArg(args, o.val))
+		}
+		out = append(out, args[min(i, len(args)):]...)
+	case "printf":
+		if len(args) > 2 && !args[1].dyn && args[1].val == "-v" {
+			out = append(out, args[2])
+		}
+	case "mapfile", "readarray":
+		if i, _ := parseOpts(args, optSpec{flags: "t", args: "dnOscCu"}); i < len(args) {
+			out = append(out, args[len(args)-1])
+		}
+	case "getopts":
+		if len(args) > 2 {
+			out = append(out, args[2])
+		}
+	case "test", "[":
+		for k := 1; k+1 < len(args); k++ {
+			if !args[k].dyn && args[k].val == "-v" {
+				out = append(out, args[k+1])
+			}
+		}
+	default: // unset, export, declare, typeset, local, readonly
+		for _, a := range args[1:] {
+			if a.dyn && strings.HasPrefix(a.tmpl, "-") || !a.dyn && strings.HasPrefix(a.val, "-") {
+				continue
+			}
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -27,6 +27,11 @@ type Redirect struct {
 	// Target is the file (or descriptor, for ">&" and "<&") redirected to.
 	// For here-documents and here-strings it is the body.
 	Target Word `json:"target"`
+	// By, when set, names the wrapper that opens Target itself rather
+	// than the shell ("strace -o", "time -o", "flock", "xargs -a",
+	// "nohup"): the file is written or read as with Op, but the wrapped
+	// command's own descriptors are not redirected to it.
+	By string `json:"by,omitempty"`
 }
 
 // Writes reports whether the redirect opens its target for writing.
@@ -141,7 +146,9 @@ func (c Command) String() string {
 		n += len(w.Value) + 1
 	}
 	for _, r := range c.Redirects {
-		n += 1 + len(r.Fd) + len(r.Op) + len(r.Target.Value)
+		if r.By == "" {
+			n += 1 + len(r.Fd) + len(r.Op) + len(r.Target.Value)
+		}
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -165,6 +172,9 @@ func (c Command) String() string {
 		b.WriteString(w.Value)
 	}
 	for _, r := range c.Redirects {
+		if r.By != "" {
+			continue // the wrapper's own words say so
+		}
 		b.WriteByte(' ')
 		b.WriteString(r.Fd)
 		b.WriteString(r.Op)

@@ -33,8 +33,18 @@
 // `mnemos run`, chroot, flock, watch, nsenter, unshare, su, runuser, sg,
 // script -c, strace, taskset, busybox, toybox, and the shells) are peeled:
 // Argv is the program that really runs and Wrappers records each wrapper,
-// outermost first, with its own words. find itself and shells that read a
-// script from stdin or a file are also reported as commands.
+// outermost first, with its own words (long options by their full names,
+// however abbreviated). find itself and shells that read a script from
+// stdin or a file are also reported as commands. A wrapper's own options
+// are judged before it is peeled, from each program's manual: a file it
+// writes or reads (strace -o, time -o, script's log, flock's lock file,
+// nohup.out, xargs -a, ltrace -F) is a Redirect with By naming the
+// wrapper; a command an option runs (strace -o '|cmd', flock -c, watch,
+// script -c, env -S) is walked as the command it is; an environment
+// assignment (strace -E, xargs --process-slot-var) reaches the command as
+// a prefix assignment; a name to start it under (env -a, exec -a) makes
+// busybox run that applet; running as another user or rewriting its
+// system calls leaves a note.
 //
 // Ordinary tools that run commands named in their options or scripts are
 // reported as themselves, and each command they carry is walked with the
@@ -58,6 +68,14 @@
 // source reading /dev/stdin. A cd while the script has set CDPATH goes to a
 // directory known only at run time. The output of $(echo WORDS) and of
 // $(cat <<EOF ... EOF) is known statically.
+//
+// Bash evaluates the values it meets in arithmetic ($((n)), ((n)), let,
+// [[ n -gt 1 ]], declare -i assignments, indexed array subscripts,
+// ${s:n:1}) as expressions in turn, and an array subscript there runs its
+// command substitutions. Known values are walked; a value only known at
+// run time (read, a command's output, the environment, an argument) is
+// reported as a dynamic command with a note, unless it is known to be an
+// integer ($((…)), $#, $?, $(wc -l), a variable declared -i).
 //
 // Input beyond Limits is refused with a *LimitError, never truncated:
 // nesting in arithmetic counts towards MaxDepth like any other, so a

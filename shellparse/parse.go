@@ -191,6 +191,12 @@ type walker struct {
 	markerOf map[string]string
 	srcCache map[syntax.Node]string
 
+	// arithLevel counts the arithmetic operands being judged, one inside
+	// another's value; arithSeen are the variables whose values were
+	// followed since the outermost one began.
+	arithLevel int
+	arithSeen  map[string]struct{}
+
 	funcDefs  map[funcKey]*funcDef
 	defRanges []defRange
 	called    map[*funcDef]bool

@@ -173,6 +173,7 @@ var parseCases = []parseCase{
 	}},
 	{name: "array index subst", src: "echo ${a[$(id)]}", want: []string{
 		"[$(…)] id",
+		"! `$(id)`",
 		"echo `${a[$(id)]}`",
 	}},
 	{name: "test clause subst", src: "[[ $(id -u) == 0 ]] && echo root", want: []string{
@@ -181,34 +182,50 @@ var parseCases = []parseCase{
 	}},
 	{name: "test clause arith var", src: "x='a[$(reboot)]'; [[ $x -eq 1 ]]", want: []string{
 		"[[[…]] > arithmetic > $(…)] reboot",
+		"[[[…]] > arithmetic] ! `$(reboot)`",
+		"[[[…]] > arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "arith command var", src: "x='a[$(reboot)]'; (( x ))", want: []string{
 		"[((…)) > arithmetic > $(…)] reboot",
+		"[((…)) > arithmetic] ! `$(reboot)`",
+		"[((…)) > arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "integer declared from a var", src: "x='a[$(reboot)]'; declare -i y=x", want: []string{
 		"declare -i y=x",
 		"[arithmetic > arithmetic > $(…)] reboot",
+		"[arithmetic > arithmetic] ! `$(reboot)`",
+		"[arithmetic > arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "integer assigned a var", src: "x='a[$(reboot)]'; declare -i y; y=x", want: []string{
 		"declare -i y",
 		"[arithmetic > arithmetic > $(…)] reboot",
+		"[arithmetic > arithmetic] ! `$(reboot)`",
+		"[arithmetic > arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "integer appended a var", src: "x='a[$(reboot)]'; declare -i y; y+=x", want: []string{
 		"declare -i y",
 		"[arithmetic > arithmetic > $(…)] reboot",
+		"[arithmetic > arithmetic] ! `$(reboot)`",
+		"[arithmetic > arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "integer element", src: "declare -ai y; y[0]='a[$(reboot)]'", want: []string{
 		"declare -ai y",
 		"[arithmetic > $(…)] reboot",
+		"[arithmetic] ! `$(reboot)`",
+		"[arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "integer read", src: "declare -i y; read y <<< 'a[$(reboot)]'", want: []string{
 		"declare -i y",
 		"read y <<<a[$(reboot)]",
 		"[arithmetic > $(…)] reboot",
+		"[arithmetic] ! `$(reboot)`",
+		"[arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "integer local", src: "f() { local -i n=$1; }; f 'a[$(reboot)]'", want: []string{
 		"[function f] local -i n=a[$(reboot)]",
 		"[function f > arithmetic > $(…)] reboot",
+		"[function f > arithmetic] ! `$(reboot)`",
+		"[function f > arithmetic] ! `a[$(reboot)]`",
 	}},
 	{name: "integer plain", src: "declare -i n=5; echo $n", want: []string{
 		"declare -i n=5",
@@ -578,7 +595,7 @@ var parseCases = []parseCase{
 		"timeout: make",
 	}},
 	{name: "nohup", src: "nohup ./server &", want: []string{
-		"[&] nohup: ./server",
+		"[&] nohup: ./server {nohup}>>nohup.out",
 	}},
 	{name: "time keyword", src: "time rm x", want: []string{
 		"time: rm x",
@@ -672,10 +689,10 @@ var parseCases = []parseCase{
 		"chroot /mnt",
 	}},
 	{name: "flock", src: "flock /tmp/lock rm x", want: []string{
-		"flock: rm x",
+		"flock: rm x {flock}<>/tmp/lock",
 	}},
 	{name: "flock -c", src: "flock -n /tmp/lock -c 'rm -rf /'", want: []string{
-		"[sh -c] flock+sh -c: rm -rf /",
+		"[sh -c] flock+sh -c: rm -rf / {flock}<>/tmp/lock",
 	}},
 	{name: "watch", src: "watch -n 5 'ls | wc -l'", want: []string{
 		"[sh -c > |] watch+sh -c: ls",
@@ -712,13 +729,13 @@ var parseCases = []parseCase{
 		"[sh -c] busybox+sh -c: rm x",
 	}},
 	{name: "strace", src: "strace -f -o /tmp/t make", want: []string{
-		"strace: make",
+		"strace: make {strace -o}>/tmp/t",
 	}},
 	{name: "taskset", src: "taskset -c 0 make", want: []string{
 		"taskset: make",
 	}},
 	{name: "script -c", src: "script -q -c 'rm x' /dev/null", want: []string{
-		"[sh -c] script+sh -c: rm x",
+		"[sh -c] script+sh -c: rm x {script}>/dev/null",
 	}},
 	{name: "wrapper chain", src: "sudo nice -n 5 timeout 10 env A=1 rm x", want: []string{
 		"sudo+nice+timeout+env: A=1 rm x",
@@ -1026,6 +1043,7 @@ var parseCases = []parseCase{
 	}},
 	{name: "let keyword", src: "let 'x = $(id)'", want: []string{
 		"[let > arithmetic > $(…)] id",
+		"[let > arithmetic] ! `$(id)`",
 	}},
 	{name: "coproc simple", src: "coproc ls", want: []string{
 		"[coproc] ls",
@@ -1118,22 +1136,27 @@ var parseCases = []parseCase{
 	}},
 	{name: "unset subscript injection", src: "unset 'a[$(id)]'", want: []string{
 		"[arithmetic > $(…)] id",
+		"[arithmetic] ! `$(id)`",
 		"unset a[$(id)]",
 	}},
 	{name: "read subscript injection", src: "read 'a[$(id)]' <<< x", want: []string{
 		"[arithmetic > $(…)] id",
+		"[arithmetic] ! `$(id)`",
 		"read a[$(id)] <<<x",
 	}},
 	{name: "declare subscript injection", src: "declare 'a[$(id)]=1'", want: []string{
 		"[arithmetic > $(…)] id",
+		"[arithmetic] ! `$(id)`",
 		"declare a[$(id)]=1",
 	}},
 	{name: "indirect subscript injection", src: "x='a[$(id)]'; echo ${!x}", want: []string{
 		"[arithmetic > $(…)] id",
+		"[arithmetic] ! `$(id)`",
 		"echo `${!x}`",
 	}},
 	{name: "test -v subscript injection", src: "[[ -v 'a[$(id)]' ]]", want: []string{
 		"[[[…]] > arithmetic > $(…)] id",
+		"[[[…]] > arithmetic] ! `$(id)`",
 	}},
 	{name: "sudo host option", src: "sudo -h host rm -rf /", want: []string{
 		"sudo: rm -rf /",
@@ -1285,7 +1308,7 @@ var parseCases = []parseCase{
 		"toybox: rm -rf /",
 	}},
 	{name: "script flag cluster", src: "script -qc 'rm -rf /' /dev/null", want: []string{
-		"[sh -c] script+sh -c: rm -rf /",
+		"[sh -c] script+sh -c: rm -rf / {script}>/dev/null",
 	}},
 	{name: "hash -p", src: "hash -p /bin/rm ls; ls -rf /", want: []string{
 		"hash -p /bin/rm ls",
@@ -1303,6 +1326,7 @@ var parseCases = []parseCase{
 	{name: "nameref subscript", src: "declare -n r='a[$(rm -rf /)]'", want: []string{
 		"declare -n r=a[$(rm -rf /)]",
 		"[arithmetic > $(…)] rm -rf /",
+		"[arithmetic] ! `$(rm -rf /)`",
 	}},
 	{name: "cdpath makes cd dynamic", src: "CDPATH=/; cd etc && cat shadow", want: []string{
 		"[&&] cd `$CDPATH/etc`",
@@ -1316,6 +1340,7 @@ var parseCases = []parseCase{
 	}},
 	{name: "deep arithmetic", src: "echo $(( ((((((((((((((((((((( $(rm -rf /) ))))))))))))))))))))) ))", want: []string{
 		"[$(…)] rm -rf /",
+		"! `$(rm -rf /)`",
 		"echo `$((((((((((((((((((((((($(rm -rf /))))))))))))))))))))))))`",
 	}},
 }

@@ -8,7 +8,7 @@ func testEnv() Env {
 
 // render writes a command compactly for table tests:
 //
-//	[context > context] wrapper+wrapper: A=1 ! prog `dyn` arg >target # notes
+//	[context > context] wrapper+wrapper: A=1 ! prog `dyn` arg >target {by}>file # notes
 //
 // "!" marks a dynamic command, backquotes a dynamic word.
 func render(c Command) string {
@@ -36,6 +36,10 @@ func render(c Command) string {
 		b.WriteString(renderWord(w))
 	}
 	for _, r := range c.Redirects {
+		if r.By != "" {
+			b.WriteString(" {" + r.By + "}" + r.Op + renderWord(r.Target))
+			continue
+		}
 		b.WriteString(" " + r.Fd + r.Op + renderWord(r.Target))
 	}
 	return b.String()

@@ -191,7 +191,11 @@ func (w *walker) assignment(st *state, a *syntax.Assign) (field, value, string) 
 			v.glob, v.str = true, pat
 			return text, v, name
 		}
-		return text, old.unknown(), name
+		v := old.unknown()
+		// x=$((…)) or x=$(wc -l <f) holds an integer; appended to one,
+		// it still does.
+		v.numeric = f.num && intText(numericTemplate(f.tmpl)) && (!a.Append || numericValue(old))
+		return text, v, name
 	}
 	if a.Append {
 		if !old.known {
@@ -498,12 +502,12 @@ func (w *walker) step(inv *invocation) bool {
 	case "env":
 		return w.peelEnv(inv)
 	case "nice":
-		return w.peelSimple(inv, name, optSpec{args: "n", longArgs: []string{"adjustment"}}, 0)
+		return w.peelSimple(inv, name, niceSpec, 0)
 	case "ionice":
 		return w.peelIonice(inv)
 	case "timeout":
-		return w.peelSimple(inv, name, optSpec{flags: "v", args: "sk", longArgs: []string{"signal", "kill-after"}}, 1)
-	case "nohup", "setsid", "stdbuf", "time", "chroot", "taskset", "strace":
+		return w.peelSimple(inv, name, timeoutSpec, 1)
+	case "nohup", "setsid", "stdbuf", "time", "chroot", "taskset", "strace", "ltrace", "chrt", "setpriv":
 		return w.peelOther(inv, name)
 	case "command":
 		return w.peelCommand(inv)

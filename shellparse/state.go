@@ -18,6 +18,12 @@ type value struct {
 	exported bool     // passed to child processes
 	attr     bool     // declared with a transforming attribute (-i, -l, -u, -c, -A, -n)
 	integer  bool     // declared -i: every value assigned is evaluated as arithmetic
+	assoc    bool     // declared -A: subscripts are strings, not arithmetic
+	// numeric marks a value not known exactly but known to be an integer
+	// (or, for an array, integers): the result of arithmetic, of $#, of
+	// $(wc -l), of an assignment to a variable declared -i. Evaluated as
+	// arithmetic, it runs nothing.
+	numeric bool
 	// glob marks a value not known exactly but known to be one of the
 	// names a glob matches (str is the pattern), as a for loop's
 	// variable over a glob is. known is false: to everything but a plain
@@ -32,13 +38,36 @@ func (v value) equal(o value) bool {
 	return v.known == o.known && v.set == o.set && v.str == o.str &&
 		v.isArr == o.isArr && slices.Equal(v.arr, o.arr) &&
 		v.exported == o.exported && v.attr == o.attr && v.integer == o.integer && v.glob == o.glob &&
-		slices.Equal(v.refs, o.refs)
+		v.assoc == o.assoc && v.numeric == o.numeric && slices.Equal(v.refs, o.refs)
 }
 
 // unknownValue keeps the flags of v but forgets its contents; it keeps
 // what the contents may have come from.
 func (v value) unknown() value {
-	return value{exported: v.exported, attr: v.attr, integer: v.integer, refs: v.refs}
+	return value{exported: v.exported, attr: v.attr, integer: v.integer, assoc: v.assoc, refs: v.refs}
+}
+
+// numericValue reports a value that, evaluated as arithmetic, holds no
+// text to evaluate in turn: an integer (known or not), or unset.
+func numericValue(v value) bool {
+	if v.numeric {
+		return true
+	}
+	if !v.known {
+		return false
+	}
+	if !v.set {
+		return true
+	}
+	if v.isArr {
+		for _, e := range v.arr {
+			if !intText(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return intText(v.str)
 }
 
 func knownString(s string) value { return value{known: true, set: true, str: s} }
@@ -314,8 +343,19 @@ func (st *state) assign(name string, v value) {
 	old := st.lookup(name)
 	v.exported = v.exported || old.exported || st.allexport
 	if old.attr || dynamicSpecial(name) {
-		v = value{exported: v.exported, attr: old.attr, integer: old.integer, refs: v.refs}
+		// A variable declared -i holds the integer its value evaluates
+		// to.
+		v = value{exported: v.exported, attr: old.attr, integer: old.integer, assoc: old.assoc,
+			numeric: old.integer || v.numeric, refs: v.refs}
 	}
+	st.setVar(name, v)
+}
+
+// setNumeric records that a variable now holds an integer not known
+// statically (the target of an arithmetic assignment).
+func (st *state) setNumeric(name string) {
+	v := st.lookup(name).unknown()
+	v.numeric = true
 	st.setVar(name, v)
 }
 
@@ -431,12 +471,17 @@ func mergeState(outs ...*state) state {
 			vars = make(map[string]value)
 		}
 		differs := func(k string) {
-			var v value
+			v := value{numeric: true, assoc: true}
 			var refs []string
 			for _, o := range outs {
 				ov := o.lookup(k)
 				v.exported = v.exported || ov.exported
 				v.attr = v.attr || ov.attr
+				v.integer = v.integer || ov.integer
+				// An integer on every path stays one; subscripts are
+				// strings only where every path declared -A.
+				v.numeric = v.numeric && numericValue(ov)
+				v.assoc = v.assoc && ov.assoc
 				refs = o.envRefs(k, refs)
 			}
 			if len(refs) > 0 {

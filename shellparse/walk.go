@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -329,8 +330,10 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 				// One of the names the glob matches; which one is only
 				// known at run time.
 				w.assignVar(s, vname, value{glob: true, str: f.val})
+			case f.dyn && f.num:
+				w.assignVar(s, vname, value{numeric: true})
 			case f.dyn:
-				s.forget(vname)
+				w.forgetInput(s, vname, "the loop")
 			default:
 				w.assignVar(s, vname, knownString(f.val))
 			}
@@ -502,7 +505,7 @@ func (w *walker) walkParam(st *state, pe *syntax.ParamExp) {
 		w.walkParts(st, []syntax.WordPart{pe.NestedParam})
 	}
 	if pe.Index != nil {
-		w.walkArith(st, pe.Index, 0)
+		w.walkIndex(st, pe.Index, pe.Param != nil && st.lookup(pe.Param.Value).assoc)
 	}
 	if pe.Slice != nil {
 		if pe.Slice.Offset != nil {
@@ -572,17 +575,7 @@ func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
 	switch x := x.(type) {
 	case *syntax.Word:
 		w.walkWord(st, x)
-		if f := w.literal(st, x, false); !f.dyn && strings.ContainsAny(f.val, "$`") {
-			// A quoted expression (let 'a[$(cmd)]=1') is evaluated by the
-			// shell after quote removal.
-			w.walkArithString(st, f.val, depth+1)
-		}
-		if s, ok := simpleLit(x); ok && validName(s) {
-			v := st.lookup(s)
-			if v.known && v.set && strings.ContainsAny(v.str, "$`") {
-				w.walkArithString(st, v.str, depth+1)
-			}
-		}
+		w.arithWord(st, x, depth)
 	case *syntax.BinaryArithm:
 		// 1+2+3+... nests to the left: walk that spine in a loop, so that
 		// only real nesting counts as depth.
@@ -595,12 +588,17 @@ func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
 			spine = append(spine, l)
 		}
 		w.enter()
-		w.walkArith(st, spine[len(spine)-1].X, depth)
+		if bottom := spine[len(spine)-1]; bottom.Op == syntax.Assgn {
+			// x=... does not read x: only a subscript of it is evaluated.
+			w.walkArithTarget(st, bottom.X, depth)
+		} else {
+			w.walkArith(st, bottom.X, depth)
+		}
 		for i := len(spine) - 1; i >= 0; i-- {
 			b := spine[i]
 			w.walkArith(st, b.Y, depth)
 			if isArithAssign(b.Op) {
-				w.forgetArithTarget(st, b.X)
+				w.arithAssigned(st, b.X)
 			}
 		}
 		w.leave()
@@ -609,7 +607,7 @@ func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
 		w.walkArith(st, x.X, depth)
 		w.leave()
 		if x.Op == syntax.Inc || x.Op == syntax.Dec {
-			w.forgetArithTarget(st, x.X)
+			w.arithAssigned(st, x.X)
 		}
 	case *syntax.ParenArithm:
 		w.enter()
@@ -622,76 +620,208 @@ func (w *walker) walkArith(st *state, x syntax.ArithmExpr, depth int) {
 	}
 }
 
+// walkArithTarget walks the variable an arithmetic assignment sets: its
+// substitutions and subscript, not its value.
+func (w *walker) walkArithTarget(st *state, x syntax.ArithmExpr, depth int) {
+	if word, ok := x.(*syntax.Word); ok {
+		w.walkWord(st, word)
+		return
+	}
+	w.walkArith(st, x, depth)
+}
+
+// arithWord judges what the shell evaluates when it meets word as an
+// arithmetic operand. A variable's value, and the text the word expands
+// to, are evaluated as arithmetic in turn, and an array subscript there
+// (a[$(cmd)]) runs its command substitutions. What is known statically is
+// walked; an integer not known exactly ($((…)), $#, $(wc -l)) is
+// harmless; any other value only known at run time (read from input or a
+// file, the output of a command, the environment, an argument) may hold
+// such a subscript: it is reported as a command of its own, whose name
+// is not known.
+func (w *walker) arithWord(st *state, word *syntax.Word, depth int) {
+	if w.arithLevel == 0 && len(w.arithSeen) > 0 {
+		clear(w.arithSeen)
+	}
+	w.arithLevel++
+	defer func() { w.arithLevel-- }()
+	if s, ok := simpleLit(word); ok {
+		if validName(s) {
+			w.arithName(st, s, depth)
+		}
+		return
+	}
+	f := w.literal(st, word, false)
+	switch {
+	case !f.dyn:
+		w.arithText(st, f.val, depth+1)
+	case f.num:
+		// The integers leave the rest of the text, which may complete
+		// the name of a variable (x$i is the variable x5): which one is
+		// only known at run time.
+		t := numericTemplate(f.tmpl)
+		if strings.IndexFunc(t, func(r rune) bool { return r == '_' || unicode.IsLetter(r) }) >= 0 {
+			w.arithUnknown(w.source(word), "")
+			return
+		}
+		w.arithText(st, t, depth+1)
+	default:
+		w.arithUnknown(w.source(word), "")
+	}
+}
+
+// arithName judges a variable met in arithmetic: its value is evaluated.
+func (w *walker) arithName(st *state, name string, depth int) {
+	if _, ok := w.arithSeen[name]; ok {
+		return // already followed in this expression
+	}
+	if w.arithSeen == nil {
+		w.arithSeen = make(map[string]struct{})
+	}
+	w.arithSeen[name] = struct{}{}
+	v := st.lookup(name)
+	switch {
+	case v.known:
+		if v.set {
+			w.arithText(st, v.str, depth+1)
+		}
+	case numericName(st, name):
+	default:
+		w.arithUnknown(name, "")
+	}
+}
+
+// arithUnknown reports text the shell evaluates as arithmetic without its
+// value being known statically: it may run any command.
+func (w *walker) arithUnknown(src, why string) {
+	if why == "" {
+		why = "arithmetic evaluates " + src + ", whose value is only known at run time (input, a file, " +
+			"a command's output, the environment): an array subscript in it runs commands"
+	}
+	w.emit(Command{Argv: []Word{{Value: src, Dynamic: true}}, Dynamic: true, Notes: []string{why}})
+}
+
+// numericTemplate replaces the run-time parts of a word's template, all
+// integers, by 0.
+func numericTemplate(tmpl string) string {
+	if !strings.Contains(tmpl, markerPrefix) {
+		return tmpl
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(tmpl, markerPrefix)
+		if i < 0 {
+			b.WriteString(tmpl)
+			return b.String()
+		}
+		b.WriteString(tmpl[:i])
+		b.WriteByte('0')
+		rest := tmpl[i+len(markerPrefix):]
+		j := strings.Index(rest, "__")
+		if j < 0 {
+			return b.String()
+		}
+		tmpl = rest[j+2:]
+	}
+}
+
 // assignVar records NAME=v; a variable declared -i evaluates what it is
 // given as arithmetic: y=x with x='a[$(cmd)]' runs cmd.
 func (w *walker) assignVar(st *state, name string, v value) {
+	integer := st.lookup(name).integer
 	st.assign(name, v)
-	if st.lookup(name).integer {
-		w.walkArithValue(st, v)
+	if integer {
+		w.walkArithValue(st, name, v)
 	}
+}
+
+// forgetInput makes a variable unknown that is given input only known at
+// run time (read, mapfile, printf -v): one declared -i evaluates it as
+// arithmetic.
+func (w *walker) forgetInput(st *state, name, how string) {
+	if st.lookup(name).integer {
+		w.arithUnknown(name, how+" gives "+name+", declared -i, a value only known at run time, "+
+			"which is evaluated as arithmetic: an array subscript in it runs commands")
+	}
+	st.forget(name)
 }
 
 // walkIntAssign walks what NAME=value, NAME+=value, NAME[i]=value or
 // NAME=(...) gives a variable declared -i: the shell evaluates it as
 // arithmetic.
 func (w *walker) walkIntAssign(st *state, a *syntax.Assign) {
-	if a.Value != nil {
-		if f := w.literal(st, a.Value, true); !f.dyn {
-			w.walkArithText(st, f.val)
+	one := func(word *syntax.Word) {
+		switch f := w.literal(st, word, true); {
+		case !f.dyn:
+			w.arithText(st, f.val, 1)
+		case f.num:
+			w.arithText(st, numericTemplate(f.tmpl), 1)
+		default:
+			w.arithUnknown(w.source(word), "the value given to "+a.Name.Value+", declared -i, is evaluated as "+
+				"arithmetic and only known at run time: an array subscript in it runs commands")
 		}
+	}
+	if a.Value != nil {
+		one(a.Value)
 	}
 	if a.Array != nil {
 		for _, e := range a.Array.Elems {
-			if e.Value == nil {
-				continue
-			}
-			if f := w.literal(st, e.Value, true); !f.dyn {
-				w.walkArithText(st, f.val)
+			if e.Value != nil {
+				one(e.Value)
 			}
 		}
 	}
 }
 
-// walkArithValue walks a value the shell evaluates as arithmetic: each
-// element of an array, the string otherwise.
-func (w *walker) walkArithValue(st *state, v value) {
-	if !v.known {
-		return
-	}
-	if v.isArr {
+// walkArithValue walks a value the shell evaluates as arithmetic because
+// it is given to name, declared -i: each element of an array, the string
+// otherwise.
+func (w *walker) walkArithValue(st *state, name string, v value) {
+	switch {
+	case v.known && v.isArr:
 		for _, s := range v.arr {
-			w.walkArithText(st, s)
+			w.arithText(st, s, 1)
 		}
-		return
+	case v.known:
+		w.arithText(st, v.str, 1)
+	case !v.numeric:
+		w.arithUnknown(name, "the value given to "+name+", declared -i, is evaluated as arithmetic and "+
+			"only known at run time: an array subscript in it runs commands")
 	}
-	w.walkArithText(st, v.str)
 }
 
-// walkArithText is walkArithString for any text, also one that only names
-// variables whose values hold substitutions.
+// walkArithText walks any text the shell evaluates as arithmetic.
 func (w *walker) walkArithText(st *state, s string) {
-	if strings.TrimSpace(s) == "" {
-		return
-	}
-	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
-	if err != nil || x == nil {
-		return
-	}
-	n := w.pushCtx("arithmetic")
-	w.walkArith(st, x, 1)
-	w.popCtx(n)
+	w.arithText(st, s, 1)
 }
 
 // walkArithString walks text the shell evaluates as arithmetic.
 func (w *walker) walkArithString(st *state, s string, depth int) {
-	if !strings.ContainsAny(s, "$`") {
+	w.arithText(st, s, depth+1)
+}
+
+// arithText walks text the shell evaluates as arithmetic: a value met in
+// an expression, a quoted expression (let 'a[$(cmd)]=1'), a subscript.
+// An integer constant needs nothing. Text that does not parse still runs
+// the substitutions before the error, as bash evaluates as it parses.
+func (w *walker) arithText(st *state, s string, depth int) {
+	if intText(s) {
 		return
 	}
+	code := strings.ContainsAny(s, "$`")
 	if depth > maxArithDepth {
-		w.fail(&LimitError{What: "depth", Max: maxArithDepth})
+		if code {
+			w.fail(&LimitError{What: "depth", Max: maxArithDepth})
+		}
+		w.arithUnknown(s, "arithmetic evaluates "+s+", nested in values deeper than followed")
+		return
 	}
 	x, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Arithmetic(strings.NewReader(s))
 	if err != nil || x == nil {
+		if code {
+			w.arithUnknown(s, "arithmetic evaluates "+s+", which does not parse: the shell runs its "+
+				"substitutions before it stops")
+		}
 		return
 	}
 	n := w.pushCtx("arithmetic")
@@ -701,40 +831,75 @@ func (w *walker) walkArithString(st *state, s string, depth int) {
 
 // walkSubscript walks the array subscript of a variable name given as
 // text (unset 'a[$(cmd)]', read, printf -v, declare, [[ -v ]], ${!ref}):
-// the shell evaluates it as arithmetic, substitutions included.
+// the shell evaluates it as arithmetic, substitutions included. The
+// subscript of an array declared -A is a string: only its substitutions
+// run.
 func (w *walker) walkSubscript(st *state, name string) {
 	i := strings.IndexByte(name, '[')
 	j := strings.LastIndexByte(name, ']')
 	if i < 0 || j < i {
 		return
 	}
-	w.walkArithString(st, name[i+1:j], 0)
+	sub := name[i+1 : j]
+	if st.lookup(name[:i]).assoc {
+		if strings.ContainsAny(sub, "$`") {
+			if word, err := syntax.NewParser().Document(strings.NewReader(sub)); err == nil {
+				w.walkWord(st, word)
+			}
+		}
+		return
+	}
+	w.arithText(st, sub, 1)
 }
 
-// forgetArithTarget makes the variable an arithmetic assignment changes
-// unknown.
-func (w *walker) forgetArithTarget(st *state, x syntax.ArithmExpr) {
+// dynSubscript judges a variable name, only partly known statically,
+// given to a builtin that assigns or tests it ("a[$i]"): its subscript
+// is evaluated as arithmetic.
+func (w *walker) dynSubscript(st *state, f field) {
+	i := strings.IndexByte(f.tmpl, '[')
+	if i <= 0 || !validName(f.tmpl[:i]) {
+		return
+	}
+	if st.lookup(f.tmpl[:i]).assoc {
+		return
+	}
+	t := numericTemplate(f.tmpl)
+	if !f.num || strings.IndexFunc(t[i:], func(r rune) bool { return r == '_' || unicode.IsLetter(r) }) >= 0 &&
+		strings.Contains(f.tmpl[i:], markerPrefix) {
+		w.arithUnknown(f.val, "the subscript of "+f.val+" is evaluated as arithmetic and only known at run "+
+			"time: an array subscript in it runs commands")
+		return
+	}
+	w.walkSubscript(st, t)
+}
+
+// arithAssigned records what an arithmetic assignment changes: the
+// variable holds an integer.
+func (w *walker) arithAssigned(st *state, x syntax.ArithmExpr) {
 	word, ok := x.(*syntax.Word)
-	if !ok {
+	if !ok || len(word.Parts) != 1 {
 		st.makeOpaque()
 		return
 	}
-	name := word.Lit()
-	if i := strings.IndexByte(name, '['); i > 0 {
-		name = name[:i]
-	}
-	if !validName(name) {
-		if len(word.Parts) > 0 {
-			if l, ok := word.Parts[0].(*syntax.Lit); ok {
-				name, _, _ = strings.Cut(l.Value, "[")
-			}
+	name, element := "", false
+	switch p := word.Parts[0].(type) {
+	case *syntax.Lit:
+		name = p.Value
+	case *syntax.ParamExp:
+		if p.Param != nil && !p.Excl && p.Exp == nil && p.Slice == nil && p.Repl == nil && !p.Length {
+			name, element = p.Param.Value, p.Index != nil
 		}
 	}
-	if validName(name) {
+	if !validName(name) {
+		st.makeOpaque()
+		return
+	}
+	if element && !numericValue(st.lookup(name)) {
+		// One element holds an integer; the others are what they were.
 		st.forget(name)
 		return
 	}
-	st.makeOpaque()
+	st.setNumeric(name)
 }
 
 func (w *walker) walkTest(st *state, x syntax.TestExpr) {
@@ -746,6 +911,8 @@ func (w *walker) walkTest(st *state, x syntax.TestExpr) {
 		if word, ok := x.X.(*syntax.Word); ok && x.Op == syntax.TsVarSet {
 			if f := w.literal(st, word, false); !f.dyn {
 				w.walkSubscript(st, f.val)
+			} else {
+				w.dynSubscript(st, f)
 			}
 		}
 	case *syntax.ParenTest:
@@ -759,12 +926,7 @@ func (w *walker) walkTest(st *state, x syntax.TestExpr) {
 			// arithmetic expressions.
 			for _, op := range []syntax.TestExpr{x.X, x.Y} {
 				if word, ok := op.(*syntax.Word); ok {
-					if f := w.literal(st, word, false); !f.dyn {
-						w.walkArithString(st, f.val, 0)
-					}
-					if s, ok := simpleLit(word); ok && validName(s) {
-						w.walkArith(st, word, 0)
-					}
+					w.arithWord(st, word, 0)
 				}
 			}
 		}
@@ -785,18 +947,35 @@ func (w *walker) walkRedirect(st *state, r *syntax.Redirect) {
 }
 
 func (w *walker) walkAssign(st *state, a *syntax.Assign) {
+	w.walkAssignAs(st, a, false)
+}
+
+// walkAssignAs walks an assignment; assoc says the array is declared -A
+// by the same command (declare -A m=([k]=v)).
+func (w *walker) walkAssignAs(st *state, a *syntax.Assign, assoc bool) {
+	assoc = assoc || a.Name != nil && st.lookup(a.Name.Value).assoc
 	if a.Index != nil {
-		w.walkArith(st, a.Index, 0)
+		w.walkIndex(st, a.Index, assoc)
 	}
 	w.walkWord(st, a.Value)
 	if a.Array != nil {
 		for _, e := range a.Array.Elems {
 			if e.Index != nil {
-				w.walkArith(st, e.Index, 0)
+				w.walkIndex(st, e.Index, assoc)
 			}
 			w.walkWord(st, e.Value)
 		}
 	}
+}
+
+// walkIndex walks an array subscript: arithmetic, or for an array
+// declared -A a string whose substitutions run.
+func (w *walker) walkIndex(st *state, x syntax.ArithmExpr, assoc bool) {
+	if word, ok := x.(*syntax.Word); ok && assoc {
+		w.walkWord(st, word)
+		return
+	}
+	w.walkArith(st, x, 0)
 }
 
 // quotedDelim reports whether a here-document delimiter is quoted, which

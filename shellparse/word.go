@@ -22,6 +22,9 @@ type field struct {
 	// tmpl is, for a dynamic word, its static text with a marker standing
 	// for each part only known at run time (see walker.marker).
 	tmpl string
+	// num marks a dynamic word whose every part known only at run time
+	// is an integer ($((…)), $#, a variable holding an integer, $(wc -l)).
+	num bool
 }
 
 func lit(s string) field { return field{val: s, tmpl: s} }
@@ -87,6 +90,8 @@ type seg struct {
 	// split and globbed it stays a live glob, quoted or not; elsewhere it
 	// is as unknown as any dynamic part.
 	glob bool
+	// num marks a dynamic part that is an integer.
+	num bool
 }
 
 type quoteLevel int
@@ -494,14 +499,16 @@ func finishField(parts []seg) field {
 // known at run time.
 func (w *walker) dynField(word *syntax.Word, segs []seg) field {
 	var t strings.Builder
+	num := true
 	for _, s := range segs {
 		if s.dyn {
 			t.WriteString(w.marker(s.src))
+			num = num && s.num
 		} else {
 			t.WriteString(s.s)
 		}
 	}
-	return field{val: w.source(word), dyn: true, tmpl: t.String()}
+	return field{val: w.source(word), dyn: true, tmpl: t.String(), num: num}
 }
 
 // literal expands a word where no field splitting happens: assignment
@@ -596,7 +603,7 @@ func (w *walker) segs(st *state, parts []syntax.WordPart, q quoteLevel, assign b
 		case *syntax.ArithmExp:
 			n, ok := w.arith(st, p.X, 0)
 			if !ok {
-				out = append(out, seg{dyn: true, src: w.source(p)})
+				out = append(out, seg{dyn: true, src: w.source(p), num: true})
 				continue
 			}
 			out = append(out, seg{s: strconv.FormatInt(n, 10), quoted: q != quoteNone, split: q == quoteNone})
@@ -605,7 +612,7 @@ func (w *walker) segs(st *state, parts []syntax.WordPart, q quoteLevel, assign b
 				out = append(out, seg{s: v, quoted: q != quoteNone, split: q == quoteNone})
 				continue
 			}
-			out = append(out, seg{dyn: true, src: w.source(part)})
+			out = append(out, seg{dyn: true, src: w.source(part), num: w.numericSubst(st, p)})
 		default: // process substitutions, extended globs
 			out = append(out, seg{dyn: true, src: w.source(part)})
 		}
@@ -778,7 +785,7 @@ func (w *walker) paramSegs(st *state, pe *syntax.ParamExp, quoted bool, out []se
 	w.noteRefs(st, pe)
 	r := w.param(st, pe)
 	if !r.known {
-		sg := seg{dyn: true, src: w.source(pe)}
+		sg := seg{dyn: true, src: w.source(pe), num: w.numericParam(st, pe)}
 		if plainParam(pe) {
 			if v := st.lookup(pe.Param.Value); v.glob {
 				// Each name the pattern matches, whole: quoting it keeps

@@ -1,52 +1,116 @@
 package shellparse
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
 
 // optSpec describes the options of a wrapper, getopt style. Letters not
-// listed are taken as flags without argument.
+// listed are taken as flags without argument. Long options are matched
+// as getopt_long matches them: the exact name, or a prefix of exactly one
+// of them (--out for --output).
 type optSpec struct {
 	flags    string   // short options without argument (documentation only)
 	args     string   // short options taking an argument (rest of the cluster, or the next word)
 	optional string   // short options whose argument can only be attached (-iR)
 	longArgs []string // long options taking the next word when no '=' is given
+	// longFlags are the long options taking no argument, or one only
+	// after '=' (--opt[=x]).
+	longFlags []string
+	// permute lets options follow operands, as getopt does for programs
+	// that do not stop at the first operand (script).
+	permute bool
 }
 
 type opt struct {
-	name   string // "-u" or "--user"
+	name   string // "-u" or "--user" (a long option by its full name)
 	val    string
 	hasVal bool
+	field  field // the value as evaluated (dynamic when the next word is)
+	at     int   // the index of a long option's word
+}
+
+// long resolves a long option as getopt_long does: its full name and
+// whether it takes the next word as its value. An unknown or ambiguous
+// name, which the program refuses, is returned as written.
+func (spec optSpec) long(name string) (string, bool) {
+	if slices.Contains(spec.longArgs, name) {
+		return name, true
+	}
+	if slices.Contains(spec.longFlags, name) {
+		return name, false
+	}
+	found, takes, n := "", false, 0
+	for _, l := range spec.longArgs {
+		if strings.HasPrefix(l, name) {
+			found, takes, n = l, true, n+1
+		}
+	}
+	for _, l := range spec.longFlags {
+		if strings.HasPrefix(l, name) {
+			found, takes, n = l, false, n+1
+		}
+	}
+	if n != 1 || name == "" {
+		return name, false
+	}
+	return found, takes
 }
 
 // parseOpts parses the options after args[0]. It stops at "--" (consumed),
 // at the first operand, and at a dynamic word (which may be an option or
 // the command: it is left for the caller, so the command becomes dynamic).
 func parseOpts(args []field, spec optSpec) (int, []opt) {
+	i, opts, _ := parseOptsOperands(args, spec)
+	return i, opts
+}
+
+// parseOptsOperands is parseOpts that, for a spec that permutes, goes on
+// past operands and returns them.
+func parseOptsOperands(args []field, spec optSpec) (int, []opt, []field) {
 	var opts []opt
+	var operands []field
 	i := 1
 	for i < len(args) {
 		a := args[i]
 		if a.dyn {
+			if spec.permute {
+				operands = append(operands, a)
+				i++
+				continue
+			}
 			break
 		}
 		s := a.val
 		if s == "--" {
 			i++
+			if spec.permute {
+				operands = append(operands, args[i:]...)
+				i = len(args)
+			}
 			break
 		}
 		if len(s) < 2 || s[0] != '-' {
+			if spec.permute {
+				operands = append(operands, a)
+				i++
+				continue
+			}
 			break
 		}
+		at := i
 		i++
 		if strings.HasPrefix(s, "--") {
 			name, val, hasVal := strings.Cut(s[2:], "=")
-			if !hasVal && slices.Contains(spec.longArgs, name) && i < len(args) {
-				val, hasVal = args[i].val, true
+			name, takes := spec.long(name)
+			f := lit(val)
+			if !hasVal && takes && i < len(args) {
+				f = args[i]
+				val, hasVal = f.val, true
 				i++
 			}
-			opts = append(opts, opt{name: "--" + name, val: val, hasVal: hasVal})
+			opts = append(opts, opt{name: "--" + name, val: val, hasVal: hasVal, field: f, at: at})
 			continue
 		}
 		for j := 1; j < len(s); j++ {
@@ -56,23 +120,44 @@ func parseOpts(args []field, spec optSpec) (int, []opt) {
 			case strings.IndexByte(spec.args, c) >= 0:
 				switch {
 				case j+1 < len(s):
-					opts = append(opts, opt{name: name, val: s[j+1:], hasVal: true})
+					opts = append(opts, opt{name: name, val: s[j+1:], hasVal: true, field: lit(s[j+1:])})
 				case i < len(args):
-					opts = append(opts, opt{name: name, val: args[i].val, hasVal: true})
+					opts = append(opts, opt{name: name, val: args[i].val, hasVal: true, field: args[i]})
 					i++
 				default:
 					opts = append(opts, opt{name: name})
 				}
 				j = len(s)
 			case strings.IndexByte(spec.optional, c) >= 0:
-				opts = append(opts, opt{name: name, val: s[j+1:], hasVal: j+1 < len(s)})
+				opts = append(opts, opt{name: name, val: s[j+1:], hasVal: j+1 < len(s), field: lit(s[j+1:])})
 				j = len(s)
 			default:
 				opts = append(opts, opt{name: name})
 			}
 		}
 	}
-	return i, opts
+	return i, opts, operands
+}
+
+// peelOpts is peel for a wrapper whose options opts were parsed from
+// its words: the wrapper's Argv names its long options in full (--chdir
+// for --ch), so that whatever reads them later need not know which
+// abbreviations the program accepts.
+func (inv *invocation) peelOpts(name string, n int, opts []opt) {
+	argv := fieldValues(inv.args[:n])
+	for _, o := range opts {
+		if o.at <= 0 || o.at >= n {
+			continue
+		}
+		if _, val, ok := strings.Cut(argv[o.at], "="); ok {
+			argv[o.at] = o.name + "=" + val
+		} else {
+			argv[o.at] = o.name
+		}
+	}
+	inv.wraps = append(slices.Clip(inv.wraps), Wrapper{Name: name, Argv: argv})
+	inv.args = inv.args[n:]
+	inv.shell = false
 }
 
 func hasOpt(opts []opt, names ...string) bool {
@@ -114,65 +199,381 @@ func (inv *invocation) setEnv(f field) {
 	inv.callSt.assign(name, v)
 }
 
+// unsetEnv records a variable removed from the environment of the
+// wrapped program (env -u NAME, strace -E NAME): whatever it held there
+// is not known.
+func (inv *invocation) unsetEnv(name string) {
+	if !validName(name) {
+		return
+	}
+	if inv.callSt == inv.st {
+		inv.callSt = inv.st.clone()
+	}
+	inv.callSt.setVar(name, value{})
+}
+
+// opens records a file the wrapper opens itself: op is ">" (truncated and
+// written), ">>" (appended), "<>" (created, not truncated) or "<" (read).
+// It is judged as a redirect of the command would be.
+func (inv *invocation) opens(by, op string, f field) {
+	inv.redirs = append(slices.Clip(inv.redirs), Redirect{Op: op, Target: f.word(), By: by})
+}
+
+// runOptionScript walks a shell command that one of the wrapper's own
+// options runs besides the wrapped command (strace -o '|cmd'), with the
+// wrapper, as written so far, as its wrapper.
+func (w *walker) runOptionScript(inv *invocation, via string, script field) {
+	name := path0(inv.args[0].val) + " " + via
+	sub := inv.sub([]field{lit("sh"), lit("-c"), script}, Wrapper{Name: name, Argv: fieldValues(inv.args)})
+	n := w.pushCtx(name)
+	w.run(sub)
+	w.popCtx(n)
+}
+
+// shellOf is the program flock -c and script -c run their command with:
+// $SHELL, or sh when it is unset or empty. A SHELL the script set runs
+// whatever it names.
+func (w *walker) shellOf(inv *invocation) field {
+	if !inv.callSt.assignedHere("SHELL") {
+		return lit("sh")
+	}
+	v := inv.callSt.lookup("SHELL")
+	switch {
+	case v.known && v.set && v.str != "":
+		return lit(v.str)
+	case v.known:
+		return lit("sh")
+	}
+	return field{val: "$SHELL", dyn: true, tmpl: w.marker("$SHELL")}
+}
+
+// argv0 applies the name a program is started under (env -a NAME, exec -a
+// NAME) once the wrapper is peeled: a multi-call binary (busybox, toybox)
+// runs the applet it is named after; any other program is told it is
+// another one, which some act on.
+func (w *walker) argv0(inv *invocation, by string, name field) {
+	if len(inv.args) == 0 || inv.args[0].dyn {
+		return
+	}
+	prog := path.Base(inv.args[0].val)
+	if name.dyn {
+		inv.notes = append(slices.Clip(inv.notes), by+" starts "+prog+" under a name only known at run time ("+name.val+")")
+		return
+	}
+	as := path.Base(name.val)
+	if as == prog || name.val == "" {
+		return
+	}
+	switch prog {
+	case "busybox", "toybox":
+		if as != "busybox" && as != "toybox" {
+			inv.wraps = append(slices.Clip(inv.wraps), Wrapper{Name: prog, Argv: []string{inv.args[0].val}})
+			inv.args = append([]field{lit(as)}, inv.args[1:]...)
+			return
+		}
+	}
+	inv.notes = append(slices.Clip(inv.notes), by+" starts "+prog+" under the name "+name.val+
+		", which some programs act on (busybox runs that applet, bash as sh is posix)")
+}
+
 // peelSimple peels a wrapper made of options and a fixed number of
 // operands before the command.
 func (w *walker) peelSimple(inv *invocation, name string, spec optSpec, operands int) bool {
-	i, _ := parseOpts(inv.args, spec)
+	i, opts := parseOpts(inv.args, spec)
 	i += operands
 	if i >= len(inv.args) {
 		w.emitInv(inv, false)
 		return false
 	}
-	inv.peel(name, i)
+	inv.peelOpts(name, i, opts)
 	return true
 }
+
+// helpOpts are the options with which a wrapper only prints and exits.
+var helpOpts = []string{"--help", "--version"}
+
+// Wrappers' own options, from each program's --help and manual: those
+// taking a value, and the long names getopt_long matches prefixes of.
+var (
+	niceSpec    = optSpec{args: "n", longArgs: []string{"adjustment"}, longFlags: helpOpts}
+	timeoutSpec = optSpec{flags: "v", args: "sk", longArgs: []string{"signal", "kill-after"},
+		longFlags: []string{"foreground", "preserve-status", "verbose", "help", "version"}}
+	stdbufSpec = optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}, longFlags: helpOpts}
+	setsidSpec = optSpec{flags: "cfwhV", longFlags: []string{"ctty", "fork", "wait", "help", "version"}}
+	// GNU time.
+	timeSpec = optSpec{flags: "apqvVh", args: "fo", longArgs: []string{"format", "output"},
+		longFlags: []string{"append", "portability", "quiet", "verbose", "help", "version"}}
+	chrootSpec  = optSpec{longArgs: []string{"userspec", "groups"}, longFlags: []string{"skip-chdir", "help", "version"}}
+	tasksetSpec = optSpec{flags: "acphV", longFlags: []string{"all-tasks", "pid", "cpu-list", "help", "version"}}
+	chrtSpec    = optSpec{flags: "abdfimoprRvhV", args: "TPD",
+		longArgs: []string{"sched-runtime", "sched-period", "sched-deadline"},
+		longFlags: []string{"all-tasks", "batch", "deadline", "fifo", "idle", "max", "other", "pid", "rr",
+			"reset-on-fork", "verbose", "help", "version"}}
+	setprivSpec = optSpec{flags: "dhV",
+		longArgs: []string{"inh-caps", "ambient-caps", "bounding-set", "ruid", "euid", "rgid", "egid",
+			"reuid", "regid", "groups", "securebits", "pdeathsig", "selinux-label", "apparmor-profile",
+			"landlock-access", "landlock-rule"},
+		longFlags: []string{"dump", "nnp", "no-new-privs", "clear-groups", "keep-groups", "init-groups",
+			"reset-env", "help", "version"}}
+	straceSpec = optSpec{flags: "AcCdDfFhiknqrtTvVwxyYzZ", args: "abeEIoOpPsSuUX",
+		longArgs: []string{"columns", "detach-on", "env", "attach", "user", "interruptible", "trace",
+			"trace-path", "signal", "status", "abbrev", "verbose", "raw", "read", "write", "kvm", "output",
+			"string-limit", "const-print-style", "summary-syscall-overhead", "summary-sort-by",
+			"summary-columns", "inject", "fault", "decode-pids", "syscall-limit", "argv0"},
+		longFlags: []string{"daemonize", "follow-forks", "output-separately", "output-append-mode",
+			"instruction-pointer", "stack-traces", "syscall-number", "quiet", "relative-timestamps",
+			"absolute-timestamps", "syscall-times", "no-abbrev", "strings-in-hex", "decode-fds",
+			"summary-only", "summary", "summary-wall-clock", "successful-only", "failed-only",
+			"seccomp-bpf", "debug", "help", "version", "tips", "timestamps", "secontext", "kill-on-exit",
+			"stack-trace-frame-limit", "never-actually-restart"}}
+	// ltrace 0.7.
+	ltraceSpec = optSpec{flags: "bcCfhiLrStTV", args: "aADeFlnopsuwx",
+		longArgs:  []string{"align", "debug", "indent", "library", "output", "where"},
+		longFlags: []string{"demangle", "no-signals", "help", "version"}}
+)
 
 func (w *walker) peelOther(inv *invocation, name string) bool {
 	switch name {
 	case "nohup":
-		return w.peelSimple(inv, name, optSpec{}, 0)
+		i, opts := parseOpts(inv.args, optSpec{longFlags: helpOpts})
+		if i >= len(inv.args) {
+			w.emitInv(inv, false)
+			return false
+		}
+		if !w.stdoutRedirected(inv) {
+			// With a terminal on standard output, nohup appends it to
+			// nohup.out (or $HOME/nohup.out when it cannot).
+			inv.opens("nohup", ">>", lit("nohup.out"))
+		}
+		inv.peelOpts(name, i, opts)
+		return true
 	case "setsid":
-		return w.peelSimple(inv, name, optSpec{flags: "cfw"}, 0)
+		return w.peelSimple(inv, name, setsidSpec, 0)
 	case "stdbuf":
-		return w.peelSimple(inv, name, optSpec{args: "ioe", longArgs: []string{"input", "output", "error"}}, 0)
+		// stdbuf preloads its own libstdbuf: nothing the command line
+		// chooses.
+		return w.peelSimple(inv, name, stdbufSpec, 0)
 	case "time":
-		return w.peelSimple(inv, name, optSpec{flags: "pavqV", args: "fo", longArgs: []string{"format", "output"}}, 0)
+		i, opts := parseOpts(inv.args, timeSpec)
+		if i >= len(inv.args) || hasOpt(opts, "-h", "-V", "--help", "--version") {
+			w.emitInv(inv, false)
+			return false
+		}
+		if o, ok := optVal(opts, "-o", "--output"); ok && o.hasVal {
+			op := ">"
+			if hasOpt(opts, "-a", "--append") {
+				op = ">>"
+			}
+			inv.opens("time -o", op, o.field)
+		}
+		inv.peelOpts(name, i, opts)
+		return true
 	case "chroot":
-		i, _ := parseOpts(inv.args, optSpec{longArgs: []string{"userspec", "groups"}})
+		i, opts := parseOpts(inv.args, chrootSpec)
 		if i+1 >= len(inv.args) {
 			w.emitInv(inv, false, "chroot starts an interactive shell")
 			return false
 		}
-		inv.peel(name, i+1)
+		inv.peelOpts(name, i+1, opts)
 		return true
 	case "taskset":
-		_, opts := parseOpts(inv.args, optSpec{flags: "acpV"})
-		if hasOpt(opts, "-p", "--pid") {
+		_, opts := parseOpts(inv.args, tasksetSpec)
+		if hasOpt(opts, "-p", "--pid", "-h", "-V", "--help", "--version") {
 			w.emitInv(inv, false)
 			return false
 		}
-		return w.peelSimple(inv, name, optSpec{flags: "acpV"}, 1)
+		return w.peelSimple(inv, name, tasksetSpec, 1)
+	case "chrt":
+		i, opts := parseOpts(inv.args, chrtSpec)
+		if hasOpt(opts, "-p", "--pid", "-m", "--max", "-h", "-V", "--help", "--version") {
+			w.emitInv(inv, false)
+			return false
+		}
+		// The priority; recent versions let policies without one leave
+		// it out, so a word that is no number is the command.
+		if i < len(inv.args) && !inv.args[i].dyn && intText(inv.args[i].val) && inv.args[i].val != "" {
+			i++
+		}
+		if i >= len(inv.args) {
+			w.emitInv(inv, false)
+			return false
+		}
+		inv.peelOpts(name, i, opts)
+		return true
+	case "setpriv":
+		i, opts := parseOpts(inv.args, setprivSpec)
+		if i >= len(inv.args) || hasOpt(opts, "-d", "--dump", "-h", "-V", "--help", "--version") {
+			w.emitInv(inv, false)
+			return false
+		}
+		if hasOpt(opts, "--ruid", "--euid", "--rgid", "--egid", "--reuid", "--regid", "--groups",
+			"--init-groups", "--keep-groups", "--clear-groups", "--inh-caps", "--ambient-caps",
+			"--bounding-set", "--securebits", "--selinux-label", "--apparmor-profile") {
+			inv.notes = append(slices.Clip(inv.notes), "setpriv runs the command with other user ids, groups or capabilities")
+		}
+		inv.peelOpts(name, i, opts)
+		return true
 	case "strace":
-		spec := optSpec{args: "abeEIoOpPsSuUX", longArgs: []string{"attach", "output", "user", "env", "trace", "signal", "status"}}
-		_, opts := parseOpts(inv.args, spec)
-		if hasOpt(opts, "-p", "--attach") {
-			w.emitInv(inv, false)
-			return false
-		}
-		return w.peelSimple(inv, name, spec, 0)
+		return w.peelStrace(inv)
+	case "ltrace":
+		return w.peelLtrace(inv)
 	}
 	w.emitInv(inv, false)
 	return false
 }
 
-func (w *walker) peelSudo(inv *invocation) bool {
-	spec := optSpec{
-		flags: "AbBEeHiKklNnPSsVv",
-		args:  "CDghpRrTtUu",
-		longArgs: []string{"user", "group", "prompt", "close-from", "chdir", "chroot",
-			"role", "type", "command-timeout", "other-user", "host"},
+// stdoutRedirected reports a command whose standard output goes to a file
+// (its own redirects, or those of the compound command around it).
+func (w *walker) stdoutRedirected(inv *invocation) bool {
+	for _, rs := range [2][]Redirect{w.redirs, inv.redirs} {
+		for _, r := range rs {
+			if r.By != "" {
+				continue
+			}
+			switch r.Op {
+			case ">", ">>", ">|":
+				if r.Fd == "" || r.Fd == "1" {
+					return true
+				}
+			case "&>", "&>>":
+				return true
+			}
+		}
 	}
-	i, opts := parseOpts(inv.args, spec)
+	return false
+}
+
+// peelStrace handles strace's own options: -o FILE writes the trace (FILE
+// or FILE.PID with -ff), -o '|cmd' and -o '!cmd' pipe it to a shell
+// command, -E sets the command's environment, -u runs it as another user,
+// and -e inject= rewrites its system calls.
+func (w *walker) peelStrace(inv *invocation) bool {
+	i, opts := parseOpts(inv.args, straceSpec)
+	if i >= len(inv.args) || hasOpt(opts, "-p", "--attach", "-h", "-V", "--help", "--version") {
+		w.emitInv(inv, false)
+		return false
+	}
+	forks := 0
+	for _, o := range opts {
+		if o.name == "-f" {
+			forks++
+		}
+	}
+	separately := forks > 1 || hasOpt(opts, "--output-separately")
+	var name field
+	for _, o := range opts {
+		switch o.name {
+		case "-o", "--output":
+			if !o.hasVal {
+				continue
+			}
+			w.traceOutput(inv, "strace -o", o, hasOpt(opts, "-A", "--output-append-mode"), separately, true)
+		case "-E", "--env":
+			if isAssignWord(o.val) {
+				inv.setEnv(o.field)
+			} else {
+				inv.unsetEnv(o.val)
+			}
+		case "-u", "--user":
+			inv.notes = append(slices.Clip(inv.notes), "strace -u runs the command as user "+o.val)
+		case "--argv0":
+			name = o.field
+		case "-e", "--inject", "--fault":
+			expr := o.val
+			if o.name != "-e" {
+				expr = o.name[2:] + "=" + expr
+			}
+			if o.field.dyn || tampers(expr) {
+				inv.notes = append(slices.Clip(inv.notes), "strace "+o.name+" "+o.val+" changes what the command's system calls do")
+			}
+		}
+	}
+	inv.peelOpts("strace", i, opts)
+	if name.val != "" {
+		w.argv0(inv, "strace --argv0", name)
+	}
+	return true
+}
+
+// tampers reports a strace qualifying expression that changes the traced
+// program's system calls rather than their display: inject and fault
+// with a return value, a substituted call, or memory written.
+func tampers(expr string) bool {
+	kind, _, _ := strings.Cut(expr, "=")
+	switch kind {
+	case "inject", "fault":
+		return strings.Contains(expr, "retval") || strings.Contains(expr, "syscall=") ||
+			strings.Contains(expr, "poke_") || strings.Contains(expr, "signal=") || kind == "inject"
+	}
+	return false
+}
+
+// traceOutput records a tracer's output option: a file it writes, or for
+// strace a command it pipes the trace to.
+func (w *walker) traceOutput(inv *invocation, by string, o opt, appendTo, separately, pipes bool) {
+	f := o.field
+	if f.dyn {
+		if pipes {
+			inv.notes = append(slices.Clip(inv.notes), by+" "+f.val+" is only known at run time: it may name a command to run")
+		}
+		inv.opens(by, ">", f)
+		return
+	}
+	if pipes && (strings.HasPrefix(f.val, "|") || strings.HasPrefix(f.val, "!")) {
+		w.runOptionScript(inv, strings.TrimPrefix(by, "strace "), lit(f.val[1:]))
+		return
+	}
+	op := ">"
+	if appendTo {
+		op = ">>"
+	}
+	if separately {
+		// One file per process, FILE.PID.
+		f = field{val: f.val + ".*", dyn: true, glob: true}
+	}
+	inv.opens(by, op, f)
+}
+
+// peelLtrace handles ltrace: -o FILE writes the trace, -F FILE reads a
+// configuration file, -u runs the command as another user.
+func (w *walker) peelLtrace(inv *invocation) bool {
+	i, opts := parseOpts(inv.args, ltraceSpec)
+	if i >= len(inv.args) || hasOpt(opts, "-p", "-h", "-V", "--help", "--version") {
+		w.emitInv(inv, false)
+		return false
+	}
+	for _, o := range opts {
+		switch o.name {
+		case "-o", "--output":
+			if o.hasVal {
+				w.traceOutput(inv, "ltrace -o", o, false, false, false)
+			}
+		case "-F":
+			if o.hasVal {
+				inv.opens("ltrace -F", "<", o.field)
+			}
+		case "-u":
+			inv.notes = append(slices.Clip(inv.notes), "ltrace -u runs the command as user "+o.val)
+		}
+	}
+	inv.peelOpts("ltrace", i, opts)
+	return true
+}
+
+// sudoSpec: -h alone is help, -h HOST names a host; BSD builds add -a
+// TYPE and -c CLASS.
+var sudoSpec = optSpec{
+	flags: "AbBEeHiKklNnPSsVv",
+	args:  "aCcDghpRrTtUu",
+	longArgs: []string{"user", "group", "prompt", "close-from", "chdir", "chroot",
+		"role", "type", "command-timeout", "other-user", "host", "auth-type", "login-class"},
+	longFlags: []string{"askpass", "background", "bell", "preserve-env", "edit", "set-home", "help",
+		"login", "remove-timestamp", "reset-timestamp", "list", "non-interactive", "preserve-groups",
+		"stdin", "shell", "version", "validate"},
+}
+
+func (w *walker) peelSudo(inv *invocation) bool {
+	i, opts := parseOpts(inv.args, sudoSpec)
 	if hasOpt(opts, "-e", "--edit") {
 		w.emitInv(inv, false, "sudoedit edits files as another user")
 		return false
@@ -197,7 +598,10 @@ func (w *walker) peelSudo(inv *invocation) bool {
 		}
 		return false
 	}
-	inv.peel("sudo", i)
+	if hasOpt(opts, "-s", "--shell", "-i", "--login") {
+		inv.notes = append(slices.Clip(inv.notes), "sudo runs the command through the target user's shell")
+	}
+	inv.peelOpts("sudo", i, opts)
 	return true
 }
 
@@ -233,11 +637,48 @@ func (w *walker) peelPkexec(inv *invocation) bool {
 	return true
 }
 
-// peelEnv handles env: options, -S strings and NAME=value words.
+// envSpec is GNU env's (with -a from coreutils 9.5) and BSD's -P.
+var envSpec = optSpec{
+	flags:    "i0v",
+	args:     "uCSPa",
+	longArgs: []string{"unset", "chdir", "split-string", "argv0"},
+	longFlags: []string{"ignore-environment", "null", "debug", "list-signal-handling", "help", "version",
+		"block-signal", "default-signal", "ignore-signal"},
+}
+
+// peelEnv handles env: options, -S strings and NAME=value words. -u NAME
+// removes a variable, -C DIR changes directory (judged where the command
+// runs), -a NAME starts the program under another name, and BSD's -P DIR
+// looks the program up in DIR.
 func (w *walker) peelEnv(inv *invocation) bool {
 	args := slices.Clone(inv.args)
 	i := 1
 	opts := true
+	var argv0 *field
+	// option applies one option that takes a value; it returns false
+	// when the walk is over.
+	option := func(c byte, val field) bool {
+		switch c {
+		case 'S':
+			if val.dyn {
+				w.emitInv(inv, true, "env -S string comes from "+val.val)
+				return false
+			}
+			split, ok := w.envSplit(inv.callSt, val.val)
+			if !ok {
+				w.emitInv(inv, false, "env -S string does not parse")
+				return false
+			}
+			args = slices.Concat(args[:i], split, args[i:])
+		case 'u':
+			inv.unsetEnv(val.val)
+		case 'a':
+			argv0 = &val
+		case 'P':
+			inv.notes = append(slices.Clip(inv.notes), "env -P looks the program up in "+val.val)
+		}
+		return true
+	}
 	for i < len(args) {
 		a := args[i]
 		if a.dyn {
@@ -261,61 +702,56 @@ func (w *walker) peelEnv(inv *invocation) bool {
 				i++
 				continue
 			case strings.HasPrefix(s, "--"):
-				name, val, hasVal := strings.Cut(s[2:], "=")
-				switch name {
-				case "unset", "chdir", "split-string":
-					n := 1
-					if !hasVal {
-						if i+1 >= len(args) {
-							i = len(args)
-							continue
-						}
-						val = args[i+1].val
-						n = 2
-						if args[i+1].dyn {
-							w.emitInv(inv, true, "env -S string comes from "+val)
-							return false
-						}
+				name, v, hasVal := strings.Cut(s[2:], "=")
+				name, takes := envSpec.long(name)
+				// The wrapper's words name the option in full.
+				if hasVal {
+					args[i] = lit("--" + name + "=" + v)
+				} else {
+					args[i] = lit("--" + name)
+				}
+				i++
+				if !takes {
+					continue
+				}
+				val := lit(v)
+				if !hasVal {
+					if i >= len(args) {
+						continue
 					}
-					if name == "split-string" {
-						split, ok := w.envSplit(inv.callSt, val)
-						if !ok {
-							w.emitInv(inv, false, "env -S string does not parse")
-							return false
-						}
-						args = slices.Concat(args[:i+n], split, args[i+n:])
-					}
-					i += n
-				default:
+					val = args[i]
 					i++
+					if val.dyn && name != "split-string" {
+						w.emitInv(inv, true, "env option value comes from "+val.val)
+						return false
+					}
+				}
+				c := map[string]byte{"unset": 'u', "chdir": 'C', "split-string": 'S', "argv0": 'a'}[name]
+				if !option(c, val) {
+					return false
 				}
 				continue
 			case len(s) > 1 && s[0] == '-':
 				i++
 				for j := 1; j < len(s); j++ {
 					c := s[j]
-					if !strings.ContainsRune("uCSP", rune(c)) {
+					if strings.IndexByte(envSpec.args, c) < 0 {
 						continue
 					}
-					val := s[j+1:]
-					if val == "" {
+					val := lit(s[j+1:])
+					if j+1 == len(s) {
 						if i >= len(args) {
 							break
 						}
-						if args[i].dyn {
-							w.emitInv(inv, true, "env option value comes from "+args[i].val)
-							return false
-						}
-						val = args[i].val
+						val = args[i]
 						i++
-					}
-					if c == 'S' {
-						split, ok := w.envSplit(inv.callSt, val)
-						if !ok {
-							w.emitInv(inv, false, "env -S string does not parse")
+						if val.dyn {
+							w.emitInv(inv, true, "env option value comes from "+val.val)
 							return false
 						}
-						args = slices.Concat(args[:i], split, args[i:])
+					}
+					if !option(c, val) {
+						return false
 					}
 					break
 				}
@@ -336,6 +772,9 @@ func (w *walker) peelEnv(inv *invocation) bool {
 		return false
 	}
 	inv.peel("env", i)
+	if argv0 != nil {
+		w.argv0(inv, "env -a", *argv0)
+	}
 	return true
 }
 
@@ -450,9 +889,10 @@ func (w *walker) envSplit(st *state, s string) ([]field, bool) {
 }
 
 func (w *walker) peelIonice(inv *invocation) bool {
-	spec := optSpec{flags: "th", args: "cnpPu", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"}}
+	spec := optSpec{flags: "thV", args: "cnpPu", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"},
+		longFlags: []string{"ignore", "help", "version"}}
 	_, opts := parseOpts(inv.args, spec)
-	if hasOpt(opts, "-p", "-P", "-u", "--pid", "--pgid", "--uid") {
+	if hasOpt(opts, "-p", "-P", "-u", "--pid", "--pgid", "--uid", "-h", "-V", "--help", "--version") {
 		w.emitInv(inv, false)
 		return false
 	}
@@ -472,13 +912,16 @@ func (w *walker) peelCommand(inv *invocation) bool {
 }
 
 func (w *walker) peelExec(inv *invocation) bool {
-	i, _ := parseOpts(inv.args, optSpec{flags: "cl", args: "a"})
+	i, opts := parseOpts(inv.args, optSpec{flags: "cl", args: "a"})
 	if i >= len(inv.args) {
 		w.emitInv(inv, false)
 		return false
 	}
 	inv.peel("exec", i)
 	inv.noFunc = true
+	if o, ok := optVal(opts, "-a"); ok && o.hasVal {
+		w.argv0(inv, "exec -a", o.field)
+	}
 	return true
 }
 
@@ -487,15 +930,34 @@ const stdinArg = "<stdin>"
 
 func (w *walker) peelXargs(inv *invocation) bool {
 	spec := optSpec{
-		flags:    "0prtxob",
+		flags:    "0prtxo",
 		args:     "adEILnPs",
 		optional: "eil",
-		longArgs: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
+		longArgs: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "max-lines",
+			"process-slot-var"},
+		longFlags: []string{"null", "open-tty", "interactive", "no-run-if-empty", "show-limits", "verbose",
+			"exit", "help", "version", "eof", "replace"},
 	}
 	i, opts := parseOpts(inv.args, spec)
 	if hasOpt(opts, "--help", "--version", "--show-limits") {
 		w.emitInv(inv, false)
 		return false
+	}
+	for _, o := range opts {
+		switch o.name {
+		case "-a", "--arg-file":
+			// The arguments come from FILE instead of stdin.
+			if o.hasVal {
+				inv.opens("xargs -a", "<", o.field)
+			}
+		case "--process-slot-var":
+			// Each command gets VAR set to its slot number, as if
+			// assigned before it (--process-slot-var=PATH changes
+			// where the command is looked up).
+			if o.hasVal && validName(o.val) {
+				inv.setEnv(field{val: o.val + "=", dyn: true, tmpl: o.val + "=" + w.marker("<slot>"), num: true})
+			}
+		}
 	}
 	repl := ""
 	if o, ok := optVal(opts, "-I", "-i", "--replace"); ok {
@@ -504,7 +966,7 @@ func (w *walker) peelXargs(inv *invocation) bool {
 			repl = "{}"
 		}
 	}
-	inv.peel("xargs", i)
+	inv.peelOpts("xargs", i, opts)
 	if len(inv.args) == 0 {
 		inv.args = []field{lit("echo")}
 	}
@@ -619,18 +1081,32 @@ func (w *walker) peelMnemos(inv *invocation) bool {
 	return true
 }
 
+// flockSpec is util-linux flock's; -c is not among its options (only
+// "FILE -c CMD" is), but "-c CMD FILE" is taken as running CMD too.
+var flockSpec = optSpec{
+	flags:    "sexnoFuhV",
+	args:     "wEc",
+	longArgs: []string{"timeout", "wait", "conflict-exit-code", "command"},
+	longFlags: []string{"shared", "exclusive", "unlock", "nonblocking", "nonblock", "nb", "close", "no-fork",
+		"verbose", "help", "version"},
+}
+
+// peelFlock handles flock FILE COMMAND... and flock FILE -c CMD, which
+// runs CMD with $SHELL -c. flock opens FILE, creating it when it does not
+// exist.
 func (w *walker) peelFlock(inv *invocation) bool {
-	spec := optSpec{
-		flags:    "sexunoFhV",
-		args:     "wEc",
-		longArgs: []string{"timeout", "conflict-exit-code", "command"},
-	}
-	i, opts := parseOpts(inv.args, spec)
+	i, opts := parseOpts(inv.args, flockSpec)
 	args := inv.args
+	if hasOpt(opts, "-h", "-V", "--help", "--version") {
+		w.emitInv(inv, false)
+		return false
+	}
 	if o, ok := optVal(opts, "-c", "--command"); ok && o.hasVal {
-		// flock -c CMD FILE is not valid, but be generous.
-		inv.peel("flock", min(i+1, len(args)))
-		inv.args = []field{lit("sh"), lit("-c"), findArg(args, o.val)}
+		if i < len(args) {
+			inv.opens("flock", "<>", args[i])
+		}
+		inv.peelOpts("flock", min(i+1, len(args)), opts)
+		inv.args = []field{w.shellOf(inv), lit("-c"), o.field}
 		return true
 	}
 	if i >= len(args) {
@@ -639,9 +1115,11 @@ func (w *walker) peelFlock(inv *invocation) bool {
 	}
 	file := i
 	if file+1 >= len(args) {
+		// flock FD: a descriptor already open.
 		w.emitInv(inv, false)
 		return false
 	}
+	inv.opens("flock", "<>", args[file])
 	next := args[file+1]
 	if !next.dyn && (next.val == "-c" || next.val == "--command") {
 		if file+2 >= len(args) {
@@ -649,11 +1127,11 @@ func (w *walker) peelFlock(inv *invocation) bool {
 			return false
 		}
 		script := args[file+2]
-		inv.peel("flock", file+1)
-		inv.args = []field{lit("sh"), lit("-c"), script}
+		inv.peelOpts("flock", file+1, opts)
+		inv.args = []field{w.shellOf(inv), lit("-c"), script}
 		return true
 	}
-	inv.peel("flock", file+1)
+	inv.peelOpts("flock", file+1, opts)
 	return true
 }
 
@@ -667,19 +1145,23 @@ func findArg(args []field, s string) field {
 	return lit(s)
 }
 
+// peelWatch handles watch, which runs its words joined with spaces by
+// sh -c, or with -x as a program.
 func (w *walker) peelWatch(inv *invocation) bool {
-	spec := optSpec{flags: "bcCdegtxprwhv", args: "nq", longArgs: []string{"interval", "equexit"}}
+	spec := optSpec{flags: "bcCegtxprwhv", optional: "d", args: "nq", longArgs: []string{"interval", "equexit"},
+		longFlags: []string{"beep", "color", "no-color", "differences", "errexit", "chgexit", "precise",
+			"no-title", "no-wrap", "no-rerun", "exec", "help", "version"}}
 	i, opts := parseOpts(inv.args, spec)
-	if i >= len(inv.args) {
+	if i >= len(inv.args) || hasOpt(opts, "-h", "-v", "--help", "--version") {
 		w.emitInv(inv, false)
 		return false
 	}
 	if hasOpt(opts, "-x", "--exec") {
-		inv.peel("watch", i)
+		inv.peelOpts("watch", i, opts)
 		return true
 	}
 	cmd := joinFields(w, inv.args[i:])
-	inv.peel("watch", i)
+	inv.peelOpts("watch", i, opts)
 	inv.args = []field{lit("sh"), lit("-c"), cmd}
 	return true
 }
@@ -687,20 +1169,29 @@ func (w *walker) peelWatch(inv *invocation) bool {
 func (w *walker) peelNamespace(inv *invocation, name string) bool {
 	var spec optSpec
 	if name == "nsenter" {
-		spec = optSpec{args: "tSG", optional: "muinpUCTrw", longArgs: []string{"target", "setuid", "setgid"}}
+		spec = optSpec{flags: "aFZhV", args: "tSGW", optional: "muinpUCTrw",
+			longArgs: []string{"target", "setuid", "setgid", "wdns", "env"},
+			longFlags: []string{"all", "mount", "uts", "ipc", "net", "pid", "cgroup", "user", "time", "root", "wd",
+				"preserve-credentials", "keep-caps", "no-fork", "follow-context", "user-parent", "help", "version"}}
 	} else {
-		spec = optSpec{
+		spec = optSpec{flags: "frchV", optional: "muinpUCT",
 			args: "RwSGl",
 			longArgs: []string{"root", "wd", "setuid", "setgid", "load-interp", "propagation",
-				"setgroups", "map-user", "map-group", "map-users", "map-groups"},
-		}
+				"setgroups", "map-user", "map-group", "map-users", "map-groups", "monotonic", "boottime"},
+			longFlags: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "fork",
+				"map-root-user", "map-current-user", "map-auto", "kill-child", "mount-proc", "keep-caps",
+				"mount-binfmt", "help", "version"}}
 	}
-	i, _ := parseOpts(inv.args, spec)
+	i, opts := parseOpts(inv.args, spec)
+	if hasOpt(opts, "-h", "-V", "--help", "--version") {
+		w.emitInv(inv, false)
+		return false
+	}
 	if i >= len(inv.args) {
 		w.emitInv(inv, false, name+" starts an interactive shell")
 		return false
 	}
-	inv.peel(name, i)
+	inv.peelOpts(name, i, opts)
 	return true
 }
 
@@ -839,39 +1330,64 @@ func (w *walker) peelSg(inv *invocation) bool {
 	return true
 }
 
-// peelScript handles util-linux script -c CMD.
+// scriptSpec is util-linux script's; its options may follow the file.
+var scriptSpec = optSpec{flags: "aefqhV", args: "cEIOBTmo", optional: "t",
+	longArgs: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format",
+		"output-limit"},
+	longFlags: []string{"append", "return", "flush", "force", "quiet", "timing", "help", "version"},
+	permute:   true}
+
+// peelScript handles util-linux script [options] [FILE]: with -c CMD it
+// runs CMD with $SHELL -c, otherwise an interactive shell. It writes the
+// session to FILE (typescript when no log file is named), to the files
+// of -O, -I, -B and -T, and timing to -tFILE.
 func (w *walker) peelScript(inv *invocation) bool {
-	args := inv.args
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a.dyn {
-			continue
-		}
-		var cmd field
-		switch {
-		case (a.val == "-c" || a.val == "--command") && i+1 < len(args):
-			cmd = args[i+1]
-		case strings.HasPrefix(a.val, "--command="):
-			cmd = lit(strings.TrimPrefix(a.val, "--command="))
-		case len(a.val) > 2 && a.val[0] == '-' && a.val[1] != '-' && strings.IndexByte(a.val, 'c') > 0:
-			// A cluster ending in c takes the next word (-qc CMD); one
-			// with letters after the c has the command glued on (-cCMD).
-			k := strings.IndexByte(a.val, 'c')
-			switch {
-			case k+1 < len(a.val):
-				cmd = lit(a.val[k+1:])
-			case i+1 < len(args):
-				cmd = args[i+1]
-			default:
-				continue
-			}
-		default:
-			continue
-		}
-		inv.peel("script", len(args))
-		inv.args = []field{lit("sh"), lit("-c"), cmd}
-		return true
+	_, opts, operands := parseOptsOperands(inv.args, scriptSpec)
+	if hasOpt(opts, "-h", "-V", "--help", "--version") {
+		w.emitInv(inv, false)
+		return false
 	}
-	w.emitInv(inv, false, "script starts an interactive shell")
-	return false
+	op := ">"
+	if hasOpt(opts, "-a", "--append") {
+		op = ">>"
+	}
+	var cmd *field
+	logOut, logIn := false, false
+	for _, o := range opts {
+		switch o.name {
+		case "-c", "--command":
+			if o.hasVal {
+				f := o.field
+				cmd = &f
+			}
+		case "-O", "--log-out", "-B", "--log-io", "-I", "--log-in":
+			logOut = logOut || o.name != "-I" && o.name != "--log-in"
+			logIn = logIn || o.name == "-I" || o.name == "--log-in" || o.name == "-B" || o.name == "--log-io"
+			if o.hasVal {
+				inv.opens("script "+o.name, op, o.field)
+			}
+		case "-T", "--log-timing", "-t", "--timing":
+			f := o.field
+			if o.name == "-t" && !f.dyn {
+				// -t=FILE is read as -tFILE.
+				f = lit(strings.TrimPrefix(f.val, "="))
+			}
+			if o.hasVal && f.val != "" {
+				inv.opens("script "+o.name, op, f)
+			}
+		}
+	}
+	switch {
+	case !logOut && len(operands) > 0:
+		inv.opens("script", op, operands[0])
+	case !logOut && !logIn:
+		inv.opens("script", op, lit("typescript"))
+	}
+	if cmd == nil {
+		w.emitInv(inv, false, "script starts an interactive shell")
+		return false
+	}
+	inv.peelOpts("script", len(inv.args), opts)
+	inv.args = []field{w.shellOf(inv), lit("-c"), *cmd}
+	return true
 }
