@@ -24,12 +24,21 @@ type toolSpec struct {
 	ins     []string // options whose value is a file read
 	runs    []string // options whose value is run as a command or loaded as code
 	verb    string
+	// gram is how the program reads its options (nil when the catalog
+	// records none); subs, for git, is each subcommand's.
+	gram *grammar
+	subs map[string]*grammar
 }
 
-// takes reports whether opt takes a separate value.
+// takes reports whether opt takes a separate value: the catalog lists it
+// so, or the program's grammar says the option it names (an abbreviation
+// included) needs a value.
 func (s toolSpec) takes(opt string) bool {
-	return slices.Contains(s.opts, opt) || slices.Contains(s.outs, opt) ||
-		slices.Contains(s.ins, opt) || slices.Contains(s.runs, opt)
+	if slices.Contains(s.opts, opt) || slices.Contains(s.outs, opt) ||
+		slices.Contains(s.ins, opt) || slices.Contains(s.runs, opt) {
+		return true
+	}
+	return s.gram != nil && s.gram.takesValue(opt)
 }
 
 // catalog is the parsed catalog, built once and never changed.
@@ -49,12 +58,21 @@ func parseCatalog(src string) (map[string]toolSpec, error) {
 		"mail": kindMail, "git": kindGit, "navigate": kindNavigate, "exec": kindExec,
 	}
 	out := map[string]toolSpec{}
+	type grammarLine struct {
+		n int
+		f []string
+	}
+	var grammars []grammarLine
 	for i, line := range strings.Split(src, "\n") {
 		if j := strings.Index(line, "#"); j >= 0 && (j == 0 || line[j-1] == ' ') {
 			line = line[:j]
 		}
 		f := strings.Fields(line)
 		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "options" {
+			grammars = append(grammars, grammarLine{i + 1, f[1:]})
 			continue
 		}
 		if len(f) < 2 {
@@ -92,6 +110,11 @@ func parseCatalog(src string) (map[string]toolSpec, error) {
 		}
 		out[f[0]] = s
 	}
+	for _, gl := range grammars {
+		if err := addGrammar(out, gl.f); err != nil {
+			return nil, fmt.Errorf("catalog.txt:%d: %w", gl.n, err)
+		}
+	}
 	return out, nil
 }
 
@@ -101,4 +124,189 @@ func specOf(name string) toolSpec {
 		return s
 	}
 	return toolSpec{kind: kindExec}
+}
+
+// optStyle is how a program reads its long options.
+type optStyle uint8
+
+const (
+	// styleGetopt: a unique prefix of a long option is that option (GNU
+	// getopt_long and argp, less, curl 7, python's argparse); an exact
+	// name wins over the names it begins; a prefix of two or more
+	// options is refused by the program.
+	styleGetopt optStyle = iota + 1
+	// styleGit: getopt, and --no-NAME negates NAME (git's
+	// parse-options); both abbreviate.
+	styleGit
+	// styleExact: long options only as written (git's revision options,
+	// jq, find's single-dash words, Go's flag and clap by default).
+	styleExact
+	// styleFold: as written, in any letter case (vim).
+	styleFold
+)
+
+// argKind says whether an option takes a value.
+type argKind uint8
+
+const (
+	argNone     argKind = iota
+	argRequired         // attached (-oFILE, --output=FILE) or the next word
+	argOptional         // attached only (-i.bak, --in-place=.bak)
+)
+
+// optGroup is one option: its names (-c, --create) and its value.
+type optGroup struct {
+	names []string
+	arg   argKind
+}
+
+// spelling is one way to write a long option, without its dashes: a
+// name, or for git a negation (no-NAME, or NAME for an option named
+// no-NAME).
+type spelling struct {
+	text  string
+	group int32
+	neg   bool
+}
+
+// grammar is how a program (or a git subcommand) reads its options, from
+// the catalog's options lines.
+type grammar struct {
+	style  optStyle
+	groups []optGroup
+	long   []spelling     // sorted by text
+	short  map[byte]int32 // letter → group
+	runs   []string       // names of the options whose value is run (run:)
+	ins    []string       // ... read (in:)
+	outs   []string       // ... written (out:)
+}
+
+var styles = map[string]optStyle{"getopt": styleGetopt, "git": styleGit, "exact": styleExact, "fold": styleFold}
+
+// addGrammar reads one options line (its fields after "options"):
+// NAME[,NAME...] STYLE [OPTION...], where NAME is a catalogued program or
+// git/SUB, and OPTION is [run:|in:|out:]NAMES[=|[=]] with NAMES the
+// option's names joined by commas (-i,--in-place[=]). A program may have
+// several lines; they add to one grammar.
+func addGrammar(cat map[string]toolSpec, f []string) error {
+	if len(f) < 2 {
+		return fmt.Errorf("want options NAME STYLE [OPTION...]")
+	}
+	style, ok := styles[f[1]]
+	if !ok {
+		return fmt.Errorf("unknown option style %q", f[1])
+	}
+	for _, name := range strings.Split(f[0], ",") {
+		prog, sub, isSub := strings.Cut(name, "/")
+		s, ok := cat[prog]
+		if !ok || (isSub && (s.kind != kindGit || sub == "")) {
+			return fmt.Errorf("options for %s: not a catalogued program or git subcommand", name)
+		}
+		g := s.gram
+		if isSub {
+			g = s.subs[sub]
+		}
+		if g == nil {
+			g = &grammar{style: style, short: map[byte]int32{}}
+		} else if g.style != style {
+			return fmt.Errorf("options for %s: style %s, but an earlier line says otherwise", name, f[1])
+		}
+		for _, tok := range f[2:] {
+			if err := g.add(tok); err != nil {
+				return fmt.Errorf("options for %s: %w", name, err)
+			}
+		}
+		g.index()
+		if isSub {
+			if s.subs == nil {
+				s.subs = map[string]*grammar{}
+			}
+			s.subs[sub] = g
+		} else {
+			s.gram = g
+		}
+		cat[prog] = s
+	}
+	return nil
+}
+
+// add reads one OPTION token.
+func (g *grammar) add(tok string) error {
+	var role *[]string
+	for _, r := range []struct {
+		prefix string
+		list   *[]string
+	}{{"run:", &g.runs}, {"in:", &g.ins}, {"out:", &g.outs}} {
+		if rest, ok := strings.CutPrefix(tok, r.prefix); ok {
+			tok, role = rest, r.list
+		}
+	}
+	grp := optGroup{}
+	switch {
+	case strings.HasSuffix(tok, "[=]"):
+		tok, grp.arg = strings.TrimSuffix(tok, "[=]"), argOptional
+	case strings.HasSuffix(tok, "="):
+		tok, grp.arg = strings.TrimSuffix(tok, "="), argRequired
+	}
+	id := int32(len(g.groups))
+	for _, n := range strings.Split(tok, ",") {
+		switch {
+		case len(n) > 2 && strings.HasPrefix(n, "--") && n[2] != '-' && !strings.ContainsAny(n[2:], "=[],"):
+			if g.style == styleFold {
+				n = strings.ToLower(n)
+			}
+			for _, sp := range g.long {
+				if sp.text == n[2:] && !sp.neg {
+					return fmt.Errorf("%s listed twice", n)
+				}
+			}
+			g.long = append(g.long, spelling{text: n[2:], group: id})
+		case len(n) == 2 && n[0] == '-' && n[1] != '-':
+			if _, dup := g.short[n[1]]; dup {
+				return fmt.Errorf("%s listed twice", n)
+			}
+			g.short[n[1]] = id
+		default:
+			return fmt.Errorf("bad option %q in %q", n, tok)
+		}
+		grp.names = append(grp.names, n)
+		if role != nil {
+			*role = append(*role, n)
+		}
+	}
+	g.groups = append(g.groups, grp)
+	return nil
+}
+
+// index adds git's negations and sorts the spellings for lookup.
+func (g *grammar) index() {
+	plain := g.long[:0:0]
+	for _, sp := range g.long {
+		if !sp.neg {
+			plain = append(plain, sp)
+		}
+	}
+	g.long = plain
+	if g.style == styleGit {
+		for _, sp := range plain {
+			neg := "no-" + sp.text
+			if rest, ok := strings.CutPrefix(sp.text, "no-"); ok {
+				neg = rest
+			}
+			g.long = append(g.long, spelling{text: neg, group: sp.group, neg: true})
+		}
+	}
+	slices.SortStableFunc(g.long, func(a, b spelling) int {
+		if c := strings.Compare(a.text, b.text); c != 0 {
+			return c
+		}
+		// An option's own name before another's negation spelt alike.
+		if a.neg != b.neg {
+			if a.neg {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	})
 }

@@ -123,9 +123,9 @@ func execAssign(a string) bool {
 	return len(optionValues(words, spec, spec.outs)) > 0 || len(optionValues(words, spec, spec.runs)) > 0
 }
 
-// Classify maps a parsed command to what it does. It is pure: it never looks
-// at the filesystem.
-func Classify(cmd shellparse.Command, pl Place) Classification {
+// classifyArgv is Classify once the command's long options are written
+// out in full (see expandOptions).
+func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 	c := Classification{Verb: "run", Reversibility: "partial", Floor: Allow, Accesses: make([]Access, 0, 4)}
 	name := cmd.Name()
 	switch {
@@ -1414,6 +1414,13 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 			return
 		}
 	}
+	if g := gitGrammar(sub); g != nil && len(g.runs) > 0 && hasSwitch(rest, toolSpec{gram: g}, g.runs...) {
+		// An option whose value git runs, written short or long: rebase
+		// -x CMD, clone -u PROGRAM, clone -c core.fsmonitor=CMD.
+		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		c.Verb = "run"
+		return
+	}
 	switch sub {
 	case "status", "log", "diff", "show", "blame", "grep", "ls-files", "ls-tree",
 		"rev-parse", "rev-list", "describe", "shortlog", "cat-file",
@@ -1666,9 +1673,12 @@ func gitDiscards(sub string, rest []shellparse.Word) bool {
 		case v == "--force" || v == "--discard-changes":
 			force = true
 		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 1:
-			staged = staged || strings.ContainsRune(v, 'S')
-			worktree = worktree || strings.ContainsRune(v, 'W')
-			force = force || strings.ContainsRune(v[1:], 'f')
+			// A letter that takes a value ends the cluster: -cfix is
+			// -c fix, not -f.
+			l := shortLetters(gitGrammar(sub), v)
+			staged = staged || strings.ContainsRune(l, 'S')
+			worktree = worktree || strings.ContainsRune(l, 'W')
+			force = force || strings.ContainsRune(l, 'f')
 		}
 	}
 	switch sub {

@@ -30,7 +30,7 @@ func TestSecurityClassifyToolOptions(t *testing.T) {
 		{"less -O~/.bashrc README.md", "fs:write /home/u/.bashrc; fs:read /w/README.md; code:exec less -O~/.bashrc README.md"},
 		{"less -RSo log.txt README.md", "fs:write /w/log.txt; fs:read /w/log.txt; fs:read /w/README.md"},
 		{"less --log-file=log.txt README.md", "fs:write /w/log.txt; fs:read /w/README.md"},
-		{"less --log log.txt README.md", "fs:write /w/log.txt; fs:read /w/log.txt; fs:read /w/README.md"},
+		{"less --log log.txt README.md", "fs:write /w/log.txt; fs:read /w/README.md"},
 		{"less --LOG-FILE log.txt README.md", "fs:write /w/log.txt; fs:read /w/README.md"},
 		{"less -k keys README.md", "code:exec less -k keys README.md; fs:read /w/README.md"},
 		{"less -N -x4 README.md", "fs:read /w/README.md"},
@@ -51,7 +51,7 @@ func TestSecurityClassifyToolOptions(t *testing.T) {
 		{"ss -D out.txt", "parse:local; fs:write /w/out.txt"},
 		// sort: -o in a cluster or abbreviated, and its helper program.
 		{"sort -ro out.txt in.txt", "fs:write /w/out.txt; fs:read /w/out.txt; fs:read /w/in.txt"},
-		{"sort --out out.txt in.txt", "fs:write /w/out.txt; fs:read /w/out.txt; fs:read /w/in.txt"},
+		{"sort --out out.txt in.txt", "fs:write /w/out.txt; fs:read /w/in.txt"},
 		{"sort -o a.txt -o b.txt in.txt", "fs:write /w/a.txt; fs:write /w/b.txt; fs:read /w/in.txt"},
 		{"sort --compress-program=gzip in.txt", "code:exec sort --compress-program=gzip in.txt; fs:read /w/in.txt"},
 		{"sort --files0-from=list", "fs:read /w/list; fs:read (dynamic); parse:local"},

@@ -49,10 +49,9 @@ func programElsewhere(cmd shellparse.Command) bool {
 // read the way getopt and getopt_long read them: "-o FILE", "-oFILE", a
 // cluster such as "-ro FILE" whose letters before o take no value,
 // "--output FILE", "--output=FILE", and an abbreviation such as "--out"
-// of a long name (counted even when the program would find it ambiguous,
-// which can only make a command look like it does more). A word that is
-// itself an option the catalog lists is never read as an abbreviation.
-// Words after "--" are operands.
+// of a long name, as the program's grammar reads it (see longMatch; an
+// ambiguous one is counted, which can only make a command look like it
+// does more). Words after "--" are operands.
 func optionValues(args []shellparse.Word, spec toolSpec, names []string) []shellparse.Word {
 	if len(names) == 0 {
 		return nil
@@ -119,12 +118,20 @@ func optionValues(args []shellparse.Word, spec toolSpec, names []string) []shell
 }
 
 // longMatch reports whether opt names one of names, exactly or as an
-// abbreviation of a long name.
+// abbreviation of a long name: the way the program's grammar reads it
+// when the catalog records one (an ambiguous abbreviation names each
+// option it may stand for), and otherwise as any prefix of a long name.
 func longMatch(opt string, names []string, spec toolSpec) bool {
 	if slices.Contains(names, opt) {
 		return true
 	}
-	if !strings.HasPrefix(opt, "--") || len(opt) < 3 || spec.takes(opt) {
+	if !strings.HasPrefix(opt, "--") || len(opt) < 3 {
+		return false
+	}
+	if spec.gram != nil {
+		return spec.gram.names(opt[2:], names)
+	}
+	if spec.takes(opt) {
 		return false
 	}
 	for _, n := range names {
@@ -402,4 +409,293 @@ func jqPairOption(opt string) bool {
 		return true
 	}
 	return false
+}
+
+// What an option word names, once read with the program's grammar.
+const (
+	optUnknown   = iota // no option of the program
+	optExact            // an option as written
+	optAbbrev           // a unique abbreviation of an option
+	optAmbiguous        // an abbreviation of several options
+)
+
+// resolve reads a long option name (without its dashes and value) the
+// way the program does: it returns the spelling it stands for, or, when
+// ambiguous, the spellings it could stand for.
+func (g *grammar) resolve(name string) (spelling, int, []spelling) {
+	if name == "" {
+		return spelling{}, optUnknown, nil
+	}
+	if g.style == styleFold {
+		name = strings.ToLower(name)
+	}
+	// The first spelling not below name (a loop, not a search function,
+	// so that name stays on the caller's stack).
+	lo, hi := 0, len(g.long)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if g.long[m].text < name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(g.long) && g.long[lo].text == name {
+		return g.long[lo], optExact, nil
+	}
+	if g.style == styleExact || g.style == styleFold {
+		return spelling{}, optUnknown, nil
+	}
+	var first spelling
+	var others []spelling
+	n := 0
+	for i := lo; i < len(g.long) && strings.HasPrefix(g.long[i].text, name); i++ {
+		sp := g.long[i]
+		switch {
+		case n == 0:
+			first, n = sp, 1
+		case sp.group == first.group:
+			// Another name of the same option (--color, --colour): an
+			// option's own name over its negation.
+			if first.neg && !sp.neg {
+				first = sp
+			}
+		default:
+			dup := false
+			for _, o := range others {
+				dup = dup || o.group == sp.group
+			}
+			if !dup {
+				others = append(others, sp)
+				n++
+			}
+		}
+	}
+	switch n {
+	case 0:
+		return spelling{}, optUnknown, nil
+	case 1:
+		return first, optAbbrev, nil
+	}
+	return spelling{}, optAmbiguous, append([]spelling{first}, others...)
+}
+
+// takesValue reports whether opt (a short option or a long one, possibly
+// abbreviated) needs a value, attached or in the next word.
+func (g *grammar) takesValue(opt string) bool {
+	if name, ok := strings.CutPrefix(opt, "--"); ok {
+		sp, st, _ := g.resolve(name)
+		return (st == optExact || st == optAbbrev) && !sp.neg && g.groups[sp.group].arg == argRequired
+	}
+	if len(opt) == 2 && opt[0] == '-' {
+		return g.shortArg(opt[1]) == argRequired
+	}
+	return false
+}
+
+// shortArg is whether the short option -c takes a value.
+func (g *grammar) shortArg(c byte) argKind {
+	if i, ok := g.short[c]; ok {
+		return g.groups[i].arg
+	}
+	return argNone
+}
+
+// names reports whether a long option name (without its dashes) stands
+// for one of the options names lists: the option it abbreviates, or, for
+// an ambiguous abbreviation, any of them (the most dangerous reading).
+func (g *grammar) names(name string, names []string) bool {
+	sp, st, cands := g.resolve(name)
+	switch st {
+	case optExact, optAbbrev:
+		return !sp.neg && slices.Contains(names, "--"+sp.text)
+	case optAmbiguous:
+		for _, c := range cands {
+			if !c.neg && slices.Contains(names, "--"+c.text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortLetters returns the option letters of a cluster of short options
+// ("-fd", "-cNAME"), read the way getopt reads it: the letters up to and
+// including the first that takes a value, whose value is the rest of the
+// word. Without a grammar every letter counts.
+func shortLetters(g *grammar, v string) string {
+	if len(v) < 2 || v[0] != '-' || v[1] == '-' {
+		return ""
+	}
+	if g == nil {
+		return v[1:]
+	}
+	for j := 1; j < len(v); j++ {
+		if g.shortArg(v[j]) != argNone {
+			return v[1 : j+1]
+		}
+	}
+	return v[1:]
+}
+
+// staticName reports whether the name of the option word v, whose value
+// is computed at run time, is known: what comes before the first
+// expansion holds the whole name (--message=$M, -m$M, -n"$N").
+func (g *grammar) staticName(v string) bool {
+	stat := v[:strings.IndexAny(v+"$`", "$`")]
+	if strings.HasPrefix(stat, "--") {
+		return strings.Contains(stat, "=")
+	}
+	l := shortLetters(g, stat)
+	if l == "" {
+		return false
+	}
+	return g.shortArg(l[len(l)-1]) != argNone
+}
+
+// gitGrammar is the grammar of a git subcommand, or nil.
+func gitGrammar(sub string) *grammar { return catalog()["git"].subs[sub] }
+
+// optionGrammar finds the grammar that reads a command's options: the
+// program's, or for git the subcommand's, with the index in argv where
+// its options begin.
+func optionGrammar(cmd shellparse.Command) (g *grammar, start int) {
+	if cmd.Dynamic || len(cmd.Argv) < 2 || cmd.Argv[0].Dynamic {
+		return nil, 0
+	}
+	spec, ok := catalog()[cmd.Name()]
+	if !ok {
+		return nil, 0
+	}
+	if spec.kind != kindGit {
+		return spec.gram, 1
+	}
+	// git's own options come before the subcommand, each as one word or
+	// with its value in the next (-C DIR, -c NAME=VALUE).
+	for i := 1; i < len(cmd.Argv); i++ {
+		w := cmd.Argv[i]
+		if w.Dynamic {
+			return nil, 0
+		}
+		v := w.Value
+		if !strings.HasPrefix(v, "-") {
+			return spec.subs[v], i + 1
+		}
+		if !strings.Contains(v, "=") && spec.takes(v) {
+			i++
+		}
+	}
+	return nil, 0
+}
+
+// optionLabel names the program whose options start at argv[start] in an
+// explanation: "sed", "git push".
+func optionLabel(cmd shellparse.Command, start int) string {
+	if start > 1 {
+		return cmd.Name() + " " + cmd.Argv[start-1].Value
+	}
+	return cmd.Name()
+}
+
+// expandOptions returns the command with every long option the program
+// would read as an abbreviation written out in full (git reset --har is
+// git reset --hard; sed --in-pl=.bak is sed --in-place=.bak; view --CMD
+// is view --cmd): the same words in the same order, each abbreviation
+// replaced by the name it stands for. Words after "--", values of options
+// that take one, and words not known statically are left as they are.
+// The argv slice is copied only when a word changes.
+//
+// why is not empty when the command holds an option mnemos cannot name:
+// an abbreviation of several options (which the program refuses, and no
+// decision should lean on), or an option name not known before the
+// command runs (--$X, -$FLAGS).
+func expandOptions(cmd shellparse.Command) (out shellparse.Command, why string) {
+	g, start := optionGrammar(cmd)
+	if g == nil {
+		return cmd, ""
+	}
+	out = cmd
+	copied := false
+	for i := start; i < len(cmd.Argv); i++ {
+		w := cmd.Argv[i]
+		v := w.Value
+		if v == "--" || (g.style == styleGit && v == "--end-of-options" && !w.Dynamic) {
+			break
+		}
+		if len(v) < 2 || v[0] != '-' {
+			continue
+		}
+		if w.Dynamic && !g.staticName(v) {
+			if why == "" {
+				why = optionLabel(cmd, start) + " is given an option whose name is not known before it runs (" + v + ")"
+			}
+			continue
+		}
+		if v[1] != '-' {
+			// A cluster of short options: a letter that takes a value
+			// takes the rest of the word, or else the next word.
+			l := shortLetters(g, v)
+			if l != "" && len(l) == len(v)-1 && g.shortArg(l[len(l)-1]) == argRequired {
+				i++
+			}
+			continue
+		}
+		name, val, hasEq := strings.Cut(v[2:], "=")
+		sp, st, cands := g.resolve(name)
+		switch st {
+		case optAmbiguous:
+			if why == "" {
+				alts := make([]string, len(cands))
+				for k, c := range cands {
+					alts[k] = "--" + c.text
+				}
+				why = optionLabel(cmd, start) + " reads --" + name + " as an abbreviation of " + strings.Join(alts, ", ") +
+					": the program refuses it, and which one is meant cannot be told"
+			}
+			continue
+		case optUnknown:
+			continue
+		case optAbbrev, optExact:
+			if st == optExact && sp.text == name {
+				break // as written
+			}
+			if !copied {
+				out.Argv = slices.Clone(cmd.Argv)
+				copied = true
+			}
+			full := "--" + sp.text
+			if hasEq {
+				full += "=" + val
+			}
+			out.Argv[i] = shellparse.Word{Value: full, Dynamic: w.Dynamic}
+		}
+		if !hasEq && !sp.neg && g.groups[sp.group].arg == argRequired {
+			i++
+		}
+	}
+	return out, why
+}
+
+// Classify maps a parsed command to what it does. It is pure: it never
+// looks at the filesystem. Options are read the way the program reads
+// them: an abbreviation it accepts (git reset --har) is classified as the
+// option it stands for; one it would refuse as ambiguous, or an option
+// whose name is not known before the command runs, makes the command one
+// mnemos never allows without a person. Targets name the command as
+// written.
+func Classify(cmd shellparse.Command, pl Place) Classification {
+	x, why := expandOptions(cmd)
+	c := classifyArgv(x, pl)
+	if len(x.Argv) > 0 && &x.Argv[0] != &cmd.Argv[0] {
+		from, to := x.String(), cmd.String()
+		for i := range c.Accesses {
+			if c.Accesses[i].Target == from {
+				c.Accesses[i].Target = to
+			}
+		}
+	}
+	if why != "" {
+		c.raise(Ask, why)
+	}
+	return c
 }

@@ -130,6 +130,9 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classifica
 	// in is this call's copy: what an earlier command cached in the
 	// caller's Input is not this command's.
 	in.joined = [2]joinedText{}
+	// Rules read argv as the program does: an abbreviated long option
+	// written out in full (git reset --har matches a rule on --hard).
+	in.Command, _ = expandOptions(in.Command)
 	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
 	if len(cl.Accesses) > 0 {
 		res.Accesses = make([]AccessResult, len(cl.Accesses))

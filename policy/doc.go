@@ -94,6 +94,16 @@
 // context and scope nest to any depth (context.metadata.priority). Any
 // other top-level name is a load error.
 //
+// argv, argv.N, args and argv_prefix read the command's words the way its
+// program reads them: a long option the program takes as an abbreviation
+// is written out in full (git reset --har is matched as git reset
+// --hard, sed --in-pl as sed --in-place), so a rule names each option as
+// the program's manual does and holds for every spelling the program
+// accepts. The catalog's option grammars (catalog.txt) say which programs
+// accept abbreviations; words are neither added nor moved, so argv.N
+// keeps its meaning. An abbreviation of several options, which the
+// program refuses, is left as written and makes the command ask.
+//
 // Operators: equals, not_equals, starts_with, ends_with, matches,
 // less_than, greater_than, in, not_in. equals and in compare numbers as
 // numbers when both sides are numbers and text otherwise (numbers print

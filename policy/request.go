@@ -272,6 +272,7 @@ func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 	pl.Workspace = ws
 	for _, c := range script.Commands {
 		in := Input{Command: c, Place: pl, Workspace: ws, Level: level, Channel: ch, Sender: snd, Cwd: cwd, Reason: ex.Reason}
+		in.Command, _ = expandOptions(c)
 		cl := Classify(c, pl)
 		if r.matches(&in, &cl) {
 			return true, nil
