@@ -39,6 +39,10 @@ func Prepare(spec Spec, st Status) *Prepared {
 	p := &Prepared{spec: spec, st: st, done: make(chan struct{}),
 		jobs: make(chan *exec.Cmd, 1), started: make(chan error, 1)}
 	go func() {
+		if undumpable() != nil {
+			close(p.done)
+			return
+		}
 		c, err := confinement(spec, st)
 		if err != nil || c.unconfined || c.helper {
 			// StartPrepared starts anew and reports it.

@@ -106,6 +106,9 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, err
 	if err := closeInheritedOnExec(); err != nil {
 		return Applied{ABI: st.ABI}, err
 	}
+	if err := undumpable(); err != nil {
+		return Applied{ABI: st.ABI}, err
+	}
 	if a, ok, err := pre.start(cmd, spec, st); ok {
 		return a, err
 	}
@@ -536,6 +539,20 @@ func openPath(p string) (int, error) {
 		return -1, unix.ELOOP
 	}
 	return fd, nil
+}
+
+// undumpable makes this process one that nothing without CAP_SYS_PTRACE
+// may trace, read the memory of, or take descriptors from
+// (PR_SET_DUMPABLE 0). As root, the thread that starts a command is in the
+// command's Landlock domain, with its uid, until the thread ends: without
+// this, the command could reach mnemos through it (/proc/PID/task/TID/mem,
+// pidfd_getfd on the audit log or the state database). The command's own
+// process becomes dumpable again when it executes its program.
+func undumpable() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("make mnemos undumpable: %w", err)
+	}
+	return nil
 }
 
 // closeInheritedOnExec marks every descriptor above the standard streams

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"golang.org/x/sys/unix"
 	"net"
 	"os"
 	"path/filepath"
@@ -183,5 +184,57 @@ func TestSecurityViewHidesSocketsOutsideWorkspaceAndTemp(t *testing.T) {
 				c.Close()
 			}
 		})
+	}
+}
+
+// As root the thread that starts a command shares the command's Landlock
+// domain until it ends; mnemos must then be a process the command cannot
+// trace, read or take descriptors from.
+func TestSecurityMnemosIsUndumpableWhileItRunsCommands(t *testing.T) {
+	st := requireLandlock(t)
+	w := newWorld(t)
+	o := w.run(t, w.spec(t, nil), st, nil, "true")
+	if o.code != 0 {
+		t.Fatalf("true: exit %d", o.code)
+	}
+	v, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != 0 {
+		t.Errorf("dumpable = %d after starting a confined command, want 0", v)
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		return
+	}
+	// A command that tries, as fast as it can while it runs, to read the
+	// memory of every thread of its parent and take its descriptors.
+	probe := `
+import os, glob, ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+ppid = os.getppid()
+won = []
+end = time.time() + 0.3
+while time.time() < end and not won:
+    for task in glob.glob("/proc/%d/task/*" % ppid):
+        tid = int(task.rsplit("/", 1)[1])
+        try:
+            os.close(os.open(task + "/mem", os.O_RDONLY)); won.append("mem %d" % tid)
+        except OSError:
+            pass
+        pidfd = libc.syscall(434, tid, os.O_EXCL)
+        if pidfd >= 0:
+            for fd in range(3, 16):
+                got = libc.syscall(438, pidfd, fd, 0)
+                if got >= 0:
+                    won.append("fd %d of %d" % (fd, tid)); os.close(got)
+            os.close(pidfd)
+print(";".join(won))
+`
+	for i := 0; i < 5; i++ {
+		o := w.run(t, w.spec(t, nil), st, nil, "/usr/bin/python3", "-c", probe)
+		if got := strings.TrimSpace(o.stdout); got != "" {
+			t.Fatalf("the command reached mnemos: %s", got)
+		}
 	}
 }
