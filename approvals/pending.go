@@ -99,6 +99,15 @@ type Details struct {
 	Accesses      []Access `json:"accesses,omitempty"`
 	// Meta carries anything else the caller wants kept with the request.
 	Meta map[string]string `json:"meta,omitempty"`
+	// Bound lists what the request's key binds beyond its words (the
+	// programs PATH finds, the scripts they run, the environment
+	// variables that change what runs), as a person reads it.
+	Bound []string `json:"bound,omitempty"`
+	// Pin is the digest a rule remembered for this request carries: its
+	// command matches the rule only while its program, script and
+	// environment are those approved. Empty when the request is not one
+	// command.
+	Pin string `json:"pin,omitempty"`
 }
 
 // NewPending is what a caller supplies to park a request.
@@ -176,6 +185,12 @@ type KeyInput struct {
 	// absent ones leave the key as it was without them.
 	Context map[string]any `json:"context,omitempty"`
 	Scope   map[string]any `json:"scope,omitempty"`
+	// Bound is a digest of what runs besides the words: the executables
+	// PATH resolves, the content of the scripts they run, the values of
+	// the environment variables that change what runs. A change gives
+	// another key, so a ticket is not spent on what was not approved.
+	// Empty leaves the key as it was without it.
+	Bound string `json:"bound,omitempty"`
 }
 
 // RequestKey returns the hex SHA-256 of an unambiguous encoding of k. Two

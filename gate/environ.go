@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -19,10 +20,21 @@ import (
 // absolute entry inside a directory a command may write (the workspace,
 // the temp directories, the caches) is looked into, and a name found
 // there first is judged as the path it is (see pathShadows).
+//
+// The other variables of policy's table (policy.EnvVars: pagers, editors,
+// interpreter search paths and options, git's, trace files...) are judged
+// by their value. An ordinary value (EDITOR=vim, LESSOPEN="| /usr/bin/lesspipe
+// %s", LD_LIBRARY_PATH=/opt/cuda/lib64) is the user's setup. A value that
+// loads code from a place commands may write, or runs more than a program
+// found outside them, is not: for what the loader or every shell reads it
+// refuses the request; for the others it is judged, with each command of
+// the programs that read it, as if the command were given it
+// (inheritedAssigns): the same classification as GIT_PAGER=... git log.
 
 // envHazard returns why the environment alone may make any command run
-// code mnemos cannot judge, or "".
-func envHazard(environ []string) string {
+// code mnemos cannot judge, or "". roots are the directories commands
+// may write (writableRoots).
+func envHazard(environ []string, roots []string) string {
 	for _, kv := range environ {
 		name, val, _ := strings.Cut(kv, "=")
 		switch {
@@ -45,9 +57,286 @@ func envHazard(environ []string) string {
 					return "the environment's PATH holds the relative directory " + quoteName(dir) + ", so a program's name may run a file of the working directory"
 				}
 			}
+		default:
+			v, ok := policy.EnvVarOf(name)
+			if !ok || !v.Every || !v.Paths || (v.Effect != policy.EnvLoads && v.Effect != policy.EnvRuns) {
+				continue
+			}
+			if dir, bad := unordinaryEntry(val, roots); bad {
+				return "the environment sets " + name + " to load code from " + quoteName(dir) + ", which " + where(dir) + ": it " + v.What
+			}
 		}
 	}
 	return ""
+}
+
+// where says why a directory is not one the environment may load from.
+func where(dir string) string {
+	if !filepath.IsAbs(dir) {
+		return "is relative to the working directory"
+	}
+	return "commands may write"
+}
+
+// unordinaryEntry returns the first entry of a list of directories or
+// files (':' or ';' separated) that is relative, empty (the working
+// directory, for the loader) or inside roots.
+func unordinaryEntry(val string, roots []string) (string, bool) {
+	for _, e := range strings.Split(strings.ReplaceAll(val, ";", ":"), ":") {
+		if i := strings.IndexAny(e, "?"); i >= 0 {
+			// A Lua pattern (/usr/share/lua/?.lua): its directory.
+			e = filepath.Dir(e[:i] + "x")
+		}
+		if e == "" {
+			return ".", true
+		}
+		if !filepath.IsAbs(e) || underRoots(filepath.Clean(e), roots) {
+			return e, true
+		}
+	}
+	return "", false
+}
+
+// writableRoots are the directories a confined command may write: the
+// workspace, the temp directories, home's cache.
+func writableRoots(ws, home string) []string {
+	roots := []string{ws, "/tmp", "/var/tmp", "/dev/shm", os.TempDir()}
+	if home != "" {
+		roots = append(roots, filepath.Join(home, ".cache"))
+	}
+	return roots
+}
+
+func underRoots(d string, roots []string) bool {
+	for _, r := range roots {
+		if r != "" && (d == r || strings.HasPrefix(d, r+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// inherited is a variable of the inherited environment whose value is not
+// ordinary: it is judged with the commands of the programs that read it.
+type inherited struct {
+	name, assign string
+	v            policy.EnvVar
+	exec         bool // what it does is running code
+}
+
+// inheritedAssigns returns the variables of the environment whose value
+// is not ordinary (see the comment at the top), or nil.
+func inheritedAssigns(environ []string, roots []string, pathEnv, home string) []inherited {
+	var out []inherited
+	for _, kv := range environ {
+		name, val, _ := strings.Cut(kv, "=")
+		if val == "" {
+			continue
+		}
+		switch {
+		case name == "PATH" || name == "PS4" || name == "BASH_ENV" || name == "LD_PRELOAD" || name == "LD_AUDIT" ||
+			strings.HasPrefix(name, "BASH_FUNC_"):
+			continue // envHazard and pathShadows
+		case name == "HOME":
+			continue // the user's home, wherever it is
+		}
+		v, ok := policy.EnvVarOf(name)
+		if !ok || v.Effect == policy.EnvNone || v.Every && v.Effect == policy.EnvLoads {
+			continue
+		}
+		j := policy.JudgeEnv(name, val, true)
+		if j.Capability == "" {
+			continue
+		}
+		if d, ok := strings.CutPrefix(v.Default, "~/"); ok && home != "" && filepath.Clean(val) == filepath.Join(home, d) {
+			continue // where the program looks anyway
+		}
+		bad := false
+		switch v.Effect {
+		case policy.EnvRuns:
+			bad = !plainCommand(name, val, roots, pathEnv)
+		case policy.EnvLoads:
+			switch {
+			case strings.HasPrefix(name, "GIT_CONFIG_"):
+				// Configuration given to every git: core.pager,
+				// core.sshCommand, aliases and hooks run from it.
+				bad = true
+			case v.Paths:
+				_, bad = unordinaryEntry(val, roots)
+			default:
+				bad = !plainOptions(val, roots)
+			}
+		case policy.EnvWrites, policy.EnvProtocol:
+			bad = true
+		}
+		if bad {
+			out = append(out, inherited{name: name, assign: name + "=" + val, v: v, exec: j.Capability == policy.CodeExec})
+		}
+	}
+	return out
+}
+
+// applyInherited gives each command the inherited variables its program
+// reads, unless the command sets them itself, so that they are judged as
+// its own NAME=value words are.
+func applyInherited(cmds []shellparse.Command, vars []inherited) {
+	if len(vars) == 0 {
+		return
+	}
+	for i := range cmds {
+		c := &cmds[i]
+		name := c.Name()
+		var add []string
+		for _, iv := range vars {
+			if name != "" && !iv.v.ReadsEnv(name) {
+				continue
+			}
+			own := false
+			for _, a := range c.Assigns {
+				if n, _, _ := strings.Cut(a, "="); strings.TrimSuffix(n, "+") == iv.name {
+					own = true
+					break
+				}
+			}
+			if !own {
+				add = append(add, iv.assign)
+				if iv.exec {
+					c.Notes = append(c.Notes[:len(c.Notes):len(c.Notes)], "the environment sets "+iv.name+", which "+iv.v.What)
+				}
+			}
+		}
+		if len(add) > 0 {
+			c.Assigns = append(c.Assigns[:len(c.Assigns):len(c.Assigns)], add...)
+		}
+	}
+}
+
+// plainCommand reports a command-valued variable (PAGER, EDITOR,
+// GIT_SSH_COMMAND, LESSOPEN...) that runs one program found outside the
+// directories commands may write, with options that run nothing else:
+// "less -R", "code --wait", "| /usr/bin/lesspipe %s".
+func plainCommand(name, val string, roots []string, pathEnv string) bool {
+	v := strings.TrimSpace(val)
+	if name == "LESSOPEN" || name == "LESSCLOSE" {
+		v = strings.TrimSpace(strings.TrimLeft(v, "|-"))
+	}
+	if strings.ContainsAny(v, ";&|`$()<>{}\\\n\"'*?[") {
+		return false
+	}
+	words := strings.Fields(v)
+	if len(words) == 0 {
+		return false
+	}
+	prog := words[0]
+	if strings.HasPrefix(prog, "~/") {
+		return false
+	}
+	if strings.Contains(prog, "/") {
+		if !filepath.IsAbs(prog) || underRoots(filepath.Clean(prog), roots) {
+			return false
+		}
+	} else if shadowingFile(prog, pathEnv, writableOnPath(pathEnv, roots)) != "" {
+		return false
+	}
+	for _, w := range words[1:] {
+		lw := strings.ToLower(w)
+		switch {
+		case w == "-c" || w == "-e" || w == "--eval" || w == "-x" || w == "--exec" || strings.HasPrefix(w, "--cmd") ||
+			strings.HasPrefix(w, "+"):
+			// sh -c, perl -e, vim +cmd, less +!cmd: code in the value.
+			return false
+		case strings.Contains(lw, "command") || strings.Contains(lw, "pkcs11provider") || strings.Contains(lw, "securitykeyprovider"):
+			// ssh -o ProxyCommand=..., LocalCommand, KnownHostsCommand.
+			return false
+		case w == "%s":
+			// LESSOPEN's file name.
+		case !strings.HasPrefix(w, "-") && strings.Contains(w, "="):
+			// An option's value (ssh -o IdentitiesOnly=yes).
+			if !plainOptions(w, roots) {
+				return false
+			}
+		case !strings.HasPrefix(w, "-"):
+			// An operand (python3 x.py): a file outside the directories
+			// commands may write.
+			if !filepath.IsAbs(w) || underRoots(filepath.Clean(w), roots) {
+				return false
+			}
+		case !plainOptions(w, roots):
+			return false
+		}
+	}
+	return true
+}
+
+// writableOnPath are the entries of PATH inside roots.
+func writableOnPath(pathEnv string, roots []string) []string {
+	var out []string
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if filepath.IsAbs(dir) && underRoots(filepath.Clean(dir), roots) {
+			out = append(out, filepath.Clean(dir))
+		}
+	}
+	return out
+}
+
+// plainOptions reports option-valued variables (NODE_OPTIONS, RUBYOPT,
+// JAVA_TOOL_OPTIONS, MAKEFLAGS...) that name no file relative to the
+// working directory or inside roots and no option that loads code by
+// itself.
+func plainOptions(val string, roots []string) bool {
+	for _, f := range strings.FieldsFunc(val, func(r rune) bool { return r == ' ' || r == '\t' || r == '=' || r == ':' || r == ',' || r == ';' }) {
+		switch {
+		case f == "-r" || f == "--require" || f == "--import" || f == "--loader" || f == "--experimental-loader" ||
+			strings.HasPrefix(f, "-javaagent") || strings.HasPrefix(f, "-agentpath") || strings.HasPrefix(f, "-agentlib") ||
+			strings.HasPrefix(f, "-XX") && strings.Contains(f, "On") || strings.HasPrefix(f, "-Xbootclasspath") ||
+			f == "-d" || strings.HasPrefix(f, "-d:") || f == "-f" || f == "--file" || f == "--makefile" || f == "-E" ||
+			f == "--eval" || f == "-C" || f == "--directory" || strings.HasPrefix(f, "@"):
+			return false
+		}
+		if !strings.ContainsAny(f, "/.") {
+			continue
+		}
+		p := f
+		if strings.HasPrefix(p, "-") {
+			p = strings.TrimLeft(p, "-")
+			p = strings.TrimLeft(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+		}
+		if p == "" || !strings.Contains(p, "/") && !strings.HasPrefix(p, ".") {
+			continue
+		}
+		if !filepath.IsAbs(p) || underRoots(filepath.Clean(p), roots) {
+			return false
+		}
+	}
+	return true
+}
+
+// exportedNames are the variables of the environment in policy's table
+// (but PATH, which the parser always takes as exported): a script that
+// assigns one (PAGER=x; git log) changes what later programs are given.
+func exportedNames(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "PATH" || name == "HOME" || name == "IFS" {
+			continue
+		}
+		if v, ok := policy.EnvVarOf(name); ok && v.Effect != policy.EnvNone {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// envValue is the value of a variable of environ ("" when unset).
+func envValue(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
 }
 
 func quoteName(s string) string {
@@ -61,24 +350,7 @@ func quoteName(s string) string {
 // put a program in: inside the workspace, a temp directory or home's
 // cache. Most PATHs have none, and then no name is looked up.
 func writablePathDirs(pathEnv, ws, home string) []string {
-	roots := []string{ws, "/tmp", "/var/tmp", "/dev/shm", os.TempDir()}
-	if home != "" {
-		roots = append(roots, filepath.Join(home, ".cache"))
-	}
-	var out []string
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if !filepath.IsAbs(dir) {
-			continue // refused by envHazard
-		}
-		d := filepath.Clean(dir)
-		for _, r := range roots {
-			if r != "" && (d == r || strings.HasPrefix(d, r+"/")) {
-				out = append(out, d)
-				break
-			}
-		}
-	}
-	return out
+	return writableOnPath(pathEnv, writableRoots(ws, home))
 }
 
 // pathShadows rewrites, in place, the program of each command whose bare

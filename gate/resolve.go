@@ -34,7 +34,10 @@ type Approved struct {
 type AddedRule struct {
 	Name       string   `json:"name"`
 	ArgvPrefix []string `json:"argv_prefix"`
-	File       string   `json:"file"`
+	// Pin binds the rule to the program, script and environment the
+	// approved command ran with (policy.Rule.Pin).
+	Pin  string `json:"pin,omitempty"`
+	File string `json:"file"`
 }
 
 // sessionGrantFallback bounds a session concession when the request
@@ -127,7 +130,7 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		}
 	}
 	if plan.prefix != nil {
-		r, err := AppendAllowRule(g.cfg.Paths.PolicyFile, plan.prefix, p.Token, now)
+		r, err := AppendAllowRule(g.cfg.Paths.PolicyFile, plan.prefix, plan.pin, p.Token, now)
 		if err != nil {
 			return out, err
 		}
@@ -146,6 +149,7 @@ type concession struct {
 	expires *time.Time
 	session string
 	prefix  []string
+	pin     string
 }
 
 // planConcession works out the grants (and, for capabilities that never
@@ -186,7 +190,12 @@ func planConcession(p approvals.Pending, territory string, dur time.Duration, no
 		if err != nil {
 			return c, err
 		}
-		c.prefix = prefix
+		if p.Details.Pin == "" {
+			// What the command ran besides its words was not recorded:
+			// a rule could not tell a changed script from the approved one.
+			return c, errors.New("cannot remember this request: what it runs besides its words (its program, script and environment) was not recorded when it asked; approve without --remember")
+		}
+		c.prefix, c.pin = prefix, p.Details.Pin
 	}
 	if len(c.grants) == 0 && c.prefix == nil {
 		return c, errors.New("nothing to remember for this request")

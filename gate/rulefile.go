@@ -13,23 +13,24 @@ import (
 )
 
 // AppendAllowRule adds an argv_prefix allow rule to the user's policy file
-// (writing the default policy first when there is none). The new file is
-// validated, then replaces the old one atomically; on any error the old
-// file is untouched.
-func AppendAllowRule(file string, prefix []string, approval string, now time.Time) (AddedRule, error) {
+// (writing the default policy first when there is none), pinned to what
+// the approved command ran with when pin is not empty (policy.Rule.Pin).
+// The new file is validated, then replaces the old one atomically; on any
+// error the old file is untouched.
+func AppendAllowRule(file string, prefix []string, pin, approval string, now time.Time) (AddedRule, error) {
 	src, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return AddedRule{}, fmt.Errorf("read policy: %w", err)
 	}
 	name := fmt.Sprintf("allow %s (approval %s, %s)", strings.Join(prefix, " "), approval, now.UTC().Format("2006-01-02"))
-	out, err := policy.AddAllowRule(file, src, name, prefix)
+	out, err := policy.AddPinnedAllowRule(file, src, name, prefix, pin)
 	if err != nil {
 		return AddedRule{}, err
 	}
 	if err := WriteFileAtomic(file, out, 0o600); err != nil {
 		return AddedRule{}, err
 	}
-	return AddedRule{Name: name, ArgvPrefix: prefix, File: file}, nil
+	return AddedRule{Name: name, ArgvPrefix: prefix, Pin: pin, File: file}, nil
 }
 
 // WriteFileAtomic writes data to a temporary file beside file and renames

@@ -76,53 +76,6 @@ const (
 // catalog (catalog.txt). Anything absent is code:exec.
 func toolKindOf(name string) toolKind { return specOf(name).kind }
 
-// execVars are environment variables whose value the program may run as a
-// command or load as code: assigning them turns any command into code:exec.
-func isExecVar(name string) bool {
-	switch name {
-	case "PAGER", "GIT_PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR",
-		"VISUAL", "GIT_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF",
-		"GIT_ASKPASS", "SSH_ASKPASS", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
-		"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "PERL5OPT",
-		"PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "RUBYOPT", "IFS", "PATH",
-		"BROWSER", "DIFF", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_DIR",
-		"GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT",
-		"LESSKEY_SYSTEM", "LESSKEYIN_SYSTEM", "LESSEDIT", "MANOPT", "SYSTEMD_PAGER",
-		"BAT_PAGER", "BAT_CONFIG_PATH", "DELTA_PAGER", "RIPGREP_CONFIG_PATH",
-		"ACKRC", "ACK_PAGER", "ACK_PAGER_COLOR", "CURL_HOME", "WGETRC", "SUDO_ASKPASS",
-		// Where git finds its repository and configuration; a config file
-		// names programs to run (core.pager, core.fsmonitor, diff drivers).
-		"GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_PROXY_COMMAND",
-		"GIT_SEQUENCE_EDITOR", "GIT_ATTR_SOURCE",
-		// Where programs look for their configuration: git reads
-		// $HOME/.gitconfig and $XDG_CONFIG_HOME/git/config, bat and less
-		// read theirs there too.
-		"HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS":
-		return true
-	}
-	return strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "BASH_FUNC_")
-}
-
-// execAssign reports an assignment (NAME=value) that can make a program
-// run other code or write files its command line does not name: any
-// value of an exec variable (isExecVar), and a LESS whose options do
-// more than change the display (+CMD, -o FILE, -k FILE, ...).
-func execAssign(a string) bool {
-	n, v, _ := strings.Cut(a, "=")
-	if n != "LESS" {
-		return isExecVar(n)
-	}
-	if v == "" || strings.ContainsAny(v, "+$`\\\"'") {
-		return true
-	}
-	var words []shellparse.Word
-	for _, f := range strings.Fields(v) {
-		words = append(words, shellparse.Word{Value: f})
-	}
-	spec := specOf("less")
-	return len(optionValues(words, spec, spec.outs)) > 0 || len(optionValues(words, spec, spec.runs)) > 0
-}
-
 // classifyArgv is Classify once the command's long options are written
 // out in full (see expandOptions).
 func classifyArgv(cmd shellparse.Command, pl Place) Classification {
@@ -150,15 +103,18 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 			c.Reversibility = "irreversible"
 		}
 	}
+	pl = chdirPlace(cmd, pl)
+	// The environment the command is given: its own NAME=value words,
+	// env's, and what the script exported to it (envvars.go).
+	builtin := len(cmd.Assigns) > 0 && startsNoProgram(cmd, name)
 	for _, a := range cmd.Assigns {
-		n, _, _ := strings.Cut(a, "=")
-		if execAssign(a) && !(n == "IFS" && name == "read") {
-			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
-			c.raise(Ask, "sets "+n+", which can make the program run other code")
+		n, v, known := splitAssign(a)
+		if n == "IFS" && name == "read" || builtin && !readByShell(n) {
+			continue
 		}
+		c.envAssign(cmd, pl, n, v, known, false)
 	}
 
-	pl = chdirPlace(cmd, pl)
 	if programElsewhere(cmd) {
 		// ./cat or /tmp/cat is whatever someone put there, not cat.
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
@@ -182,14 +138,10 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 			c.Verb, c.Reversibility = "write", "partial"
 		}
 		switch name {
-		case "export", "declare", "typeset", "local", "readonly":
-			// export PAGER=... makes later programs run that command.
-			for _, w := range args {
-				if n, _, ok := strings.Cut(w.Value, "="); ok && execAssign(w.Value) {
-					runs("run")
-					c.raise(Ask, "sets "+n+", which can make later programs run other code")
-				}
-			}
+		case "read", "printf", "mapfile", "readarray", "getopts", "declare", "typeset", "local", "export", "readonly":
+			// What the builtin sets for the commands after it
+			// (envvars.go): export PAGER=..., read PATH, printf -v.
+			c.envSetters(cmd, pl, name)
 		case "command":
 			// command -v NAME only looks NAME up; any other form runs it
 			// (the parser peels those, so this is a fallback).

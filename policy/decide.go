@@ -31,6 +31,10 @@ type Input struct {
 	// context.KEY and scope.KEY (nested maps for longer dot paths).
 	Context map[string]any
 	Scope   map[string]any
+	// Pins gives the pin of a command, which a rule remembered on
+	// approval compares with its own (Rule.Pin); nil matches no pinned
+	// rule.
+	Pins PinSource
 
 	// joined caches the argv and args fields, built on first use: every
 	// condition rule over them reads the same text.
@@ -40,6 +44,14 @@ type Input struct {
 type joinedText struct {
 	text     string
 	dyn, set bool
+}
+
+// PinSource computes a command's pin: a digest of what it runs besides
+// its words (the program PATH finds, the script it runs, the environment
+// variables that change what runs). The gate computes it, since policy
+// never looks at the filesystem; policy only compares.
+type PinSource interface {
+	Pin(cmd shellparse.Command) string
 }
 
 // AccessResult is one access with its table cell and the grant that
@@ -172,7 +184,7 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classifica
 	}
 
 	if res.Outcome == Ask && (rule == nil || rule.Action == Ask || len(p.layers) > 0) && grants != nil {
-		covered, err := p.cover(ctx, in, res.Accesses, grants, askRule, &res.Consulted)
+		covered, err := p.cover(ctx, in, res.Accesses, grants, askRule, removesTargets(&cl), &res.Consulted)
 		if err != nil {
 			return Result{Outcome: Deny, DecidedBy: ByGrant, Reason: "cannot read grants: " + err.Error()}, err
 		}
@@ -302,7 +314,7 @@ func (r *Rule) reason(layer Layer) string {
 	return reasonLabel(r, layer) + actionReason(r.Action)
 }
 
-func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants GrantChecker, all bool, consulted *[]GrantQuery) (bool, error) {
+func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants GrantChecker, all, removes bool, consulted *[]GrantQuery) (bool, error) {
 	any := false
 	for i := range acc {
 		a := &acc[i]
@@ -319,11 +331,18 @@ func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants
 		if spec.DefaultApproval == ApprovalAlways || a.Dynamic || a.Target == "" {
 			return false, nil
 		}
-		g, ok, err := grants.CoveringGrant(ctx, in.Channel, in.Sender, a.Capability, a.Target, in.Session, in.Now)
+		target := a.Target
+		if removes && a.Capability == FSWrite {
+			target = removalTarget(target)
+		}
+		g, ok, err := grants.CoveringGrant(ctx, in.Channel, in.Sender, a.Capability, target, in.Session, in.Now)
 		if err != nil {
 			return false, err
 		}
-		q := GrantQuery{Capability: a.Capability, Target: a.Target, Found: ok}
+		if ok && removes && a.Capability == FSWrite && !coversRemoval(g.Target) {
+			ok = false
+		}
+		q := GrantQuery{Capability: a.Capability, Target: target, Found: ok}
 		if ok {
 			q.GrantID = g.ID
 		}

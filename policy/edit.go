@@ -11,6 +11,13 @@ import (
 // prefix appended to its top-level rules: list (created when missing). The
 // result is validated before it is returned; comments are kept.
 func AddAllowRule(name string, src []byte, ruleName string, prefix []string) ([]byte, error) {
+	return AddPinnedAllowRule(name, src, ruleName, prefix, "")
+}
+
+// AddPinnedAllowRule is AddAllowRule for a rule remembered on approval:
+// pin (Rule.Pin), when not empty, binds it to the program, script and
+// environment the approved command ran with.
+func AddPinnedAllowRule(name string, src []byte, ruleName string, prefix []string, pin string) ([]byte, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		src = DefaultSource()
 	}
@@ -47,10 +54,14 @@ func AddAllowRule(name string, src []byte, ruleName string, prefix []string) ([]
 		n.Style = yaml.DoubleQuotedStyle
 		words.Content = append(words.Content, n)
 	}
+	command := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Content: []*yaml.Node{str("argv_prefix"), words}}
+	if pin != "" {
+		command.Content = append(command.Content, str("pin"), str(pin))
+	}
 	rule := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
 		str("name"), str(ruleName),
 		str("action"), str("allow"),
-		str("command"), {Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Content: []*yaml.Node{str("argv_prefix"), words}},
+		str("command"), command,
 	}}
 	rules.Content = append(rules.Content, rule)
 	var buf bytes.Buffer

@@ -43,6 +43,13 @@ type Rule struct {
 	// ArgvPrefix matches a command whose static words start with these. The
 	// first word matches the program's base name unless it holds a "/".
 	ArgvPrefix []string `json:"argv_prefix,omitempty"`
+	// Pin, set on a rule remembered on approval (command: {argv_prefix:
+	// [...], pin: sha256:...}), is the digest of what the approved command
+	// ran besides its words: the program PATH found, the script it ran,
+	// the environment variables that change what runs. The rule matches a
+	// command only while its digest (Input.Pins) is the same; a command
+	// whose digest cannot be computed never matches.
+	Pin string `json:"pin,omitempty"`
 	// Capability matches a command all of whose approval-bearing accesses
 	// use this capability.
 	Capability Capability `json:"capability,omitempty"`

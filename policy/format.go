@@ -128,6 +128,9 @@ func ruleNode(r Rule) *yaml.Node {
 			words.Content = append(words.Content, str(w))
 		}
 		cmd := mapping(plain("argv_prefix"), words)
+		if r.Pin != "" {
+			cmd.Content = append(cmd.Content, plain("pin"), str(r.Pin))
+		}
 		cmd.Style = yaml.FlowStyle
 		add("command", cmd)
 	}

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"context"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -38,4 +40,35 @@ type GrantChecker interface {
 	// for (channel, sender, capability) and, when the grant is limited to a
 	// session, the given session; ok is false when none does.
 	CoveringGrant(ctx context.Context, channel, sender string, c Capability, target, session string, now time.Time) (g Grant, ok bool, err error)
+}
+
+// A grant on a path covers writing it and, for a directory tree
+// (DIR/**), writing inside it. It never covers removing the path it
+// names, or moving it away, or anything around it: `rm -rf DIR`,
+// `mv DIR elsewhere` and `rm DIR/..` are not writes inside DIR. A
+// command that removes or moves its targets (rm, rmdir, unlink, shred,
+// find -delete, mv) is covered only by a grant on a directory tree that
+// holds each target below its top: the grant is looked up for the
+// directory the target is removed from (removalTarget), and must be a
+// tree (coversRemoval).
+
+// removesTargets reports a command whose fs:write targets are removed or
+// moved away.
+func removesTargets(cl *Classification) bool {
+	return cl.Verb == "delete" || cl.Verb == "move"
+}
+
+// removalTarget is what a grant must cover for a command to remove
+// target: the directory it is removed from.
+func removalTarget(target string) string {
+	if !path.IsAbs(target) {
+		return target
+	}
+	return path.Dir(path.Clean(target))
+}
+
+// coversRemoval reports a grant pattern that may cover a removal: a
+// directory tree.
+func coversRemoval(pattern string) bool {
+	return strings.HasSuffix(pattern, "/**")
 }

@@ -113,6 +113,29 @@ func (r *Rule) check(in *Input, cl *Classification, why *string) bool {
 		}
 		return false
 	}
+	if r.Action == Allow && cl != nil {
+		// The words after the prefix, or the environment given, may make
+		// it another command (prefixscope.go).
+		esc := ""
+		switch {
+		case len(r.ArgvPrefix) > 0:
+			esc = prefixEscape(in, cl, r.ArgvPrefix)
+		case !r.judgesAccesses():
+			esc = envEscape(in)
+		}
+		if esc != "" {
+			if why != nil {
+				*why = "the rule names the command, but " + esc
+			}
+			return false
+		}
+	}
+	if r.Pin != "" && (in.Pins == nil || in.Pins.Pin(in.Command) != r.Pin) {
+		if why != nil {
+			*why = "the program, the script it runs or the environment changed since the rule was remembered (pin " + r.Pin[:min(len(r.Pin), 19)] + "…)"
+		}
+		return false
+	}
 	if (r.Capability != "" || r.InWorkspace) && !r.shorthandMatches(in, cl, why) {
 		return false
 	}

@@ -746,8 +746,19 @@ func (d *decoder) command(v *yaml.Node, r *Rule) *Error {
 	}
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		ck, cv := v.Content[j], v.Content[j+1]
+		if ck.Value == "pin" {
+			s, err := d.str(cv)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(s, "sha256:") || len(s) != len("sha256:")+64 {
+				return d.errAt(cv, "pin must be sha256: and 64 hex digits, as approve --remember writes it")
+			}
+			r.Pin = s
+			continue
+		}
 		if ck.Value != "argv_prefix" {
-			return d.errAt(ck, fmt.Sprintf("unknown key %q in command (want argv_prefix)", ck.Value))
+			return d.errAt(ck, fmt.Sprintf("unknown key %q in command (want argv_prefix, pin)", ck.Value))
 		}
 		if cv.Kind != yaml.SequenceNode || len(cv.Content) == 0 {
 			return d.errAt(cv, "argv_prefix must be a non-empty list of words, e.g. [git, status]")

@@ -214,6 +214,16 @@ func refCovered(in Input, cl Classification, grants GrantChecker, askRule bool) 
 		if spec.DefaultApproval == ApprovalAlways || a.Dynamic || a.Target == "" {
 			return false
 		}
+		if a.Capability == FSWrite && (cl.Verb == "delete" || cl.Verb == "move") {
+			// Removing a path needs a grant on a tree that holds it below
+			// its top: one covering the directory it is removed from.
+			g, ok, _ := grants.CoveringGrant(context.Background(), in.Channel, in.Sender, a.Capability, path.Dir(a.Target), in.Session, in.Now)
+			if !ok || !strings.HasSuffix(g.Target, "/**") {
+				return false
+			}
+			covered++
+			continue
+		}
 		_, ok, _ := grants.CoveringGrant(context.Background(), in.Channel, in.Sender, a.Capability, a.Target, in.Session, in.Now)
 		if !ok {
 			return false
@@ -241,6 +251,18 @@ func refRuleMatches(r *Rule, in Input, cl Classification) bool {
 				return false
 			}
 		}
+		// What follows the prefix, or the environment given, may make an
+		// allowed prefix another command (prefixscope.go).
+		if r.Action == Allow && prefixEscape(&in, &cl, r.ArgvPrefix) != "" {
+			return false
+		}
+	} else if r.Action == Allow && !r.judgesAccesses() && envEscape(&in) != "" {
+		// A rule on the command's words does not cover a command the
+		// environment makes another.
+		return false
+	}
+	if r.Pin != "" && (in.Pins == nil || in.Pins.Pin(in.Command) != r.Pin) {
+		return false
 	}
 	if r.Capability != "" || r.InWorkspace {
 		bearing := 0

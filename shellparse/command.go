@@ -197,6 +197,10 @@ type Env struct {
 	Cwd  string
 	// Vars are extra variables known statically (for example USER).
 	Vars map[string]string
+	// Exported are variables of the environment whose values are not
+	// known statically: a script that assigns one exports the new value
+	// to the programs it starts. PATH always is.
+	Exported []string
 }
 
 // ParseError is a script the shell would refuse; the decision is deny.

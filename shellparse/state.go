@@ -322,6 +322,12 @@ func (st *state) lookup(name string) value {
 	if s, ok := st.env.Vars[name]; ok {
 		return value{known: true, set: true, str: s, exported: true}
 	}
+	if name == "PATH" || slices.Contains(st.env.Exported, name) {
+		// In the environment: assigning it changes what every program
+		// started afterwards is given (PATH=/tmp/x; ls), as export would.
+		// Every shell is started with PATH.
+		return value{exported: true}
+	}
 	return value{}
 }
 
