@@ -173,10 +173,14 @@ func TestSecurityInheritedEnvironmentJudged(t *testing.T) {
 	if d := decide("PAGER=less", "bash", "-c", "PAGER='sh -c id'; git log"); d.Outcome == policy.Allow {
 		t.Errorf("PAGER reassigned in the script: allow (%s)", d.Reason)
 	}
+	if d := decide("PAGER=less", "bash", "-c", "declare -n p=PAGER; p='sh -c id'; git log"); d.Outcome == policy.Allow {
+		t.Errorf("PAGER assigned through a name reference: allow (%s)", d.Reason)
+	}
 	if d := decide("PAGER=less", "bash", "-c", "read -r PAGER < f; git log"); d.Outcome == policy.Allow {
 		t.Errorf("PAGER read in the script: allow (%s)", d.Reason)
 	}
-	for _, script := range []string{"PATH=/tmp/x:$PATH; ls", "read PATH < f; ls", "printf -v PATH %s /tmp; ls", "export PATH=/tmp/x; ls"} {
+	for _, script := range []string{"PATH=/tmp/x:$PATH; ls", "read PATH < f; ls", "printf -v PATH %s /tmp; ls", "export PATH=/tmp/x; ls",
+		"declare -n r=PATH; r=/tmp/x; ls", "f() { local -n v=$1; v=/tmp/x; }; declare -n r=PATH; f r; ls"} {
 		if d := decide("EDITOR=vim", "bash", "-c", script); d.Outcome == policy.Allow {
 			t.Errorf("%s: allow (%s)", script, d.Reason)
 		}

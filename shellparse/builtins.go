@@ -692,6 +692,18 @@ func (w *walker) applyDecl(st *state, variant string, flags []string, items []de
 			if it.val != nil && it.val.known && strings.ContainsAny(it.val.str, "$`") {
 				w.walkSubscript(st, it.val.str)
 			}
+			if it.val != nil && it.val.known && validName(it.val.str) {
+				// What is assigned through the reference is assigned to
+				// its target: an exported one (PATH) is then passed to
+				// later programs with a value not known here, which may
+				// still be the environment's.
+				target := it.val.str
+				v := st.lookup(target).unknown()
+				if !st.assignedHere(target) {
+					v.refs = unionRefs(v.refs, []string{target})
+				}
+				st.setVar(target, v)
+			}
 		}
 		st.namerefs = true
 	}
