@@ -969,3 +969,27 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	}
 	return m, s
 }
+
+// TestSecurityNothingOutlivesTheRun: what a command leaves running in the
+// background, however deep, is stopped when it ends, so it cannot write
+// after the run (and after the check of what runs later) is over.
+func TestSecurityNothingOutlivesTheRun(t *testing.T) {
+	requireLandlock(t, 1)
+	f := newSandboxFixture(t, "rules:"+sandboxRules+"  - {name: sh, action: allow, command: {argv_prefix: [sh, -c]}}\n", "")
+	// Their output goes elsewhere: the test's pipes would otherwise make
+	// it wait for them.
+	script := `(sleep 1; touch late1) >/dev/null 2>&1 & sh -c "(sleep 1; touch late2) >/dev/null 2>&1 &" >/dev/null 2>&1 & sh -c "sh -c \"(sleep 1; touch late3) >/dev/null 2>&1 &\" >/dev/null 2>&1 &" >/dev/null 2>&1 &`
+	res, stderr := f.run(t, "sh", "-c", script)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d: %s", res.ExitCode, stderr)
+	}
+	if len(res.Reaped) < 3 {
+		t.Errorf("reaped %q, want the background processes", res.Reaped)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	for _, n := range []string{"late1", "late2", "late3"} {
+		if fileExists(filepath.Join(f.ws, n)) {
+			t.Errorf("%s was written after the run", n)
+		}
+	}
+}

@@ -42,29 +42,77 @@ func ReapLeftovers() []string {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	// Stop the whole tree first, from the top, until no new process
+	// appears (a stopped process forks no more), then kill it all: a
+	// chain of processes, or one that forks as fast as it can, cannot
+	// outrun the kill.
 	var names []string
-	for round := 0; round < 64; round++ {
-		pids := children()
-		if len(pids) == 0 {
+	seen := map[int]bool{}
+	var order []int
+	deadline := time.Now().Add(2 * time.Second)
+	// Two quiet passes in a row, a moment apart: a process whose parent
+	// was exiting during one pass has been handed to this process by the
+	// next.
+	for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
+		if quiet > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		added := false
+		queue := children()
+		for len(queue) > 0 {
+			pid := queue[0]
+			queue = queue[1:]
+			if !seen[pid] {
+				seen[pid] = true
+				order = append(order, pid)
+				names = append(names, processName(pid))
+				_ = unix.Kill(pid, unix.SIGSTOP)
+				added = true
+			}
+			queue = append(queue, childrenOf(pid)...)
+		}
+		if added {
+			quiet = 0
+		} else {
+			quiet++
+		}
+	}
+	for _, pid := range order {
+		_ = unix.Kill(pid, unix.SIGKILL)
+	}
+	// Reap them all: the ones whose parents died come to this process.
+	for time.Now().Before(deadline.Add(time.Second)) {
+		pid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+		if errors.Is(err, unix.ECHILD) {
 			break
 		}
-		for _, pid := range pids {
-			name := processName(pid)
-			if unix.Kill(pid, unix.SIGKILL) == nil {
-				names = append(names, name)
-			}
-		}
-		for _, pid := range pids {
-			var ws unix.WaitStatus
-			for {
-				_, err := unix.Wait4(pid, &ws, 0, nil)
-				if !errors.Is(err, unix.EINTR) {
-					break
-				}
-			}
+		if pid <= 0 {
+			time.Sleep(time.Millisecond)
 		}
 	}
 	return names
+}
+
+// childrenOf lists the children of process pid, from each of its threads.
+func childrenOf(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // processName is the command name of a process (its comm), with its pid.
