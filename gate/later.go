@@ -18,16 +18,19 @@ import (
 // git checkout and switch that may create a tracking branch, git submodule
 // add, init, sync and update. The sandbox then lets that run write
 // .git/config; every other run finds it read-only.
+//
+// Every command of the request must be git: the write is the run's, and
+// another program of the same request (`git switch x && ./script`) would
+// get it too.
 func writesGitConfig(dec Decision) bool {
+	writes := false
 	for _, c := range dec.Commands {
 		if filepath.Base(c.Command.Name()) != "git" {
-			continue
+			return false
 		}
-		if gitWritesConfig(c.Command.Args()) {
-			return true
-		}
+		writes = writes || gitWritesConfig(c.Command.Args())
 	}
-	return false
+	return writes
 }
 
 // changesGitWorktree reports whether every command of the decision is git

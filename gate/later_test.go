@@ -1,0 +1,59 @@
+package gate
+
+import (
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+func decisionOf(t *testing.T, script string) Decision {
+	t.Helper()
+	s, err := shellparse.ParseScript(script, shellparse.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Decision
+	for _, c := range s.Commands {
+		d.Commands = append(d.Commands, CommandDecision{Command: c})
+	}
+	return d
+}
+
+// TestSecurityGitWritesOnlyForGitAlone: the sandbox lets a run write
+// .git/config, or the editor files the repository tracks, only when every
+// command of the request is git and one of them does that itself;
+// another program of the same request would get the write too.
+func TestSecurityGitWritesOnlyForGitAlone(t *testing.T) {
+	tests := []struct {
+		script           string
+		config, worktree bool
+	}{
+		{"git config user.name x", true, false},
+		{"git config --get user.name", false, false},
+		{"git config get user.name", false, false},
+		{"git remote add origin ../o.git", true, false},
+		{"git remote -v", false, false},
+		{"git push -u origin main", true, false},
+		{"git push origin main", false, false},
+		{"git branch --set-upstream-to=origin/main", true, false},
+		{"git commit -m 'fix: x'", false, false},
+		{"git checkout -b feature", true, true},
+		{"git switch main", true, true},
+		{"git rebase main", false, true},
+		{"git -C sub config a.b c", true, false},
+		{"git status && git config a.b c", true, false},
+		{"git config a.b c && ./attack.sh", false, false},
+		{"git switch -q side && ./attack.sh", false, false},
+		{"bash -c 'git checkout x; python3 evil.py'", false, false},
+		{"git checkout x; echo hi > .vscode/tasks.json", false, false},
+	}
+	for _, tt := range tests {
+		d := decisionOf(t, tt.script)
+		if got := writesGitConfig(d); got != tt.config {
+			t.Errorf("%s: writesGitConfig = %v, want %v", tt.script, got, tt.config)
+		}
+		if got := changesGitWorktree(d); got != tt.worktree {
+			t.Errorf("%s: changesGitWorktree = %v, want %v", tt.script, got, tt.worktree)
+		}
+	}
+}
