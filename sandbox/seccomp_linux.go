@@ -79,7 +79,29 @@ type seccompArch struct {
 	clone, unshare, clone3 uint32
 	// refused always fail with EPERM.
 	refused []syscallNr
+	// setID are the calls that set a file's mode, with the index of the
+	// mode argument; created those that create a file, with the index of
+	// the flags (-1: always creates) and of the mode. Setting the set-user-
+	// or set-group-ID bit fails with EPERM: root's command could otherwise
+	// leave a set-user-ID root program behind for anyone to run.
+	setID   []modeArg
+	created []modeArg
+	// openat2 takes its mode in a structure the filter cannot read: it
+	// fails with ENOSYS, and programs fall back to openat.
+	openat2 uint32
 }
+
+// modeArg is a system call and where its flags and mode are.
+type modeArg struct {
+	nr          uint32
+	flags, mode int
+}
+
+// setIDBits are S_ISUID and S_ISGID; createFlags O_CREAT and __O_TMPFILE.
+const (
+	setIDBits   = 0o6000
+	createFlags = 0o100 | 0o20000000
+)
 
 // cloneNewNamespaces are the clone and unshare flags that make a new
 // namespace: CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
@@ -106,7 +128,10 @@ func archFor(goarch string) (seccompArch, bool) {
 		return seccompArch{
 			goarch: goarch, audit: unix.AUDIT_ARCH_X86_64, x32: true,
 			socket: 41, socketpair: 53, ioctl: 16, sendto: 44, sendmsg: 46, sendmmsg: 307,
-			clone: 56, unshare: 272, clone3: 435,
+			clone: 56, unshare: 272, clone3: 435, openat2: 437,
+			setID: []modeArg{{nr: 90, mode: 1}, {nr: 91, mode: 1}, {nr: 268, mode: 2}, {nr: 452, mode: 2}},
+			created: []modeArg{{nr: 2, flags: 1, mode: 2}, {nr: 257, flags: 2, mode: 3}, {nr: 85, flags: -1, mode: 1},
+				{nr: 133, flags: -1, mode: 1}, {nr: 259, flags: -1, mode: 2}},
 			refused: append(append(ioUring, mountCalls(165, 166, 155, 308)...),
 				syscallNr{"bpf", 321}, syscallNr{"perf_event_open", 298}, syscallNr{"userfaultfd", 323},
 				syscallNr{"keyctl", 250}, syscallNr{"add_key", 248}, syscallNr{"request_key", 249}),
@@ -115,7 +140,9 @@ func archFor(goarch string) (seccompArch, bool) {
 		return seccompArch{
 			goarch: goarch, audit: unix.AUDIT_ARCH_AARCH64,
 			socket: 198, socketpair: 199, ioctl: 29, sendto: 206, sendmsg: 211, sendmmsg: 269,
-			clone: 220, unshare: 97, clone3: 435,
+			clone: 220, unshare: 97, clone3: 435, openat2: 437,
+			setID:   []modeArg{{nr: 52, mode: 1}, {nr: 53, mode: 2}, {nr: 452, mode: 2}},
+			created: []modeArg{{nr: 56, flags: 2, mode: 3}, {nr: 33, flags: -1, mode: 2}},
 			refused: append(append(ioUring, mountCalls(40, 39, 41, 268)...),
 				syscallNr{"bpf", 280}, syscallNr{"perf_event_open", 241}, syscallNr{"userfaultfd", 282},
 				syscallNr{"keyctl", 219}, syscallNr{"add_key", 217}, syscallNr{"request_key", 218}),
@@ -155,7 +182,7 @@ func (p filterPolicy) describe() string {
 	if p.noFastOpen {
 		b.WriteString("; TCP Fast Open sends refused")
 	}
-	b.WriteString("; io_uring, TIOCSTI, TIOCLINUX, bpf, perf_event_open, userfaultfd, the kernel keyring, new namespaces, setns and mounts refused")
+	b.WriteString("; io_uring, TIOCSTI, TIOCLINUX, bpf, perf_event_open, userfaultfd, the kernel keyring, new namespaces, setns, mounts and set-user/group-ID modes refused")
 	return b.String()
 }
 
@@ -177,6 +204,13 @@ func seccompProgram(arch seccompArch, p filterPolicy) ([]unix.SockFilter, error)
 	a.jeq(arch.clone, "nsflags", "")
 	a.jeq(arch.unshare, "nsflags", "")
 	a.jeq(arch.clone3, "enosys", "")
+	a.jeq(arch.openat2, "enosys", "")
+	for i, c := range arch.setID {
+		a.jeq(c.nr, fmt.Sprintf("mode%d", i), "")
+	}
+	for i, c := range arch.created {
+		a.jeq(c.nr, fmt.Sprintf("create%d", i), "")
+	}
 	for _, c := range arch.refused {
 		a.jeq(c.nr, "eperm", "")
 	}
@@ -186,6 +220,21 @@ func seccompProgram(arch seccompArch, p filterPolicy) ([]unix.SockFilter, error)
 		a.jeq(arch.sendmsg, "flags2", "")
 	}
 	a.ret(retAllow)
+
+	for i, c := range arch.setID {
+		a.label(fmt.Sprintf("mode%d", i))
+		a.load(argLow(c.mode))
+		a.jset(setIDBits, "eperm", "allow")
+	}
+	for i, c := range arch.created {
+		a.label(fmt.Sprintf("create%d", i))
+		if c.flags >= 0 {
+			a.load(argLow(c.flags))
+			a.jset(createFlags, "", "allow")
+		}
+		a.load(argLow(c.mode))
+		a.jset(setIDBits, "eperm", "allow")
+	}
 
 	a.label("nsflags")
 	a.load(argLow(0))

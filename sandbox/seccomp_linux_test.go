@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,6 +136,28 @@ func TestSeccompProgram(t *testing.T) {
 	sendmsg := func(a seccompArch) uint32 { return a.sendmsg }
 	sendmmsg := func(a seccompArch) uint32 { return a.sendmmsg }
 	nr := func(n uint32) func(seccompArch) uint32 { return func(seccompArch) uint32 { return n } }
+	// modeCall is the setID call whose mode is argument index 2 (fchmodat)
+	// or 1 (fchmod), on either architecture.
+	modeCall := func(which int) func(seccompArch) uint32 {
+		return func(a seccompArch) uint32 {
+			want := 2
+			if which == 0 {
+				want = 1
+			}
+			for _, c := range a.setID {
+				if c.mode == want && (which == 1) == (c.nr == 268 || c.nr == 53) {
+					return c.nr
+				}
+			}
+			return a.setID[0].nr
+		}
+	}
+	createCall := func(name string) func(seccompArch) uint32 {
+		return func(a seccompArch) uint32 {
+			nrs := map[string]map[string]uint32{"amd64": {"openat": 257, "mknodat": 259}, "arm64": {"openat": 56, "mknodat": 33}}
+			return nrs[a.goarch][name]
+		}
+	}
 	tests := []tcase{
 		{"unix socket", socket, [6]uint64{afUnix, sockStream | nonblock}, all, "allow"},
 		{"netlink socket", socket, [6]uint64{afNetlink, sockRaw, 0}, all, "allow"},
@@ -182,6 +205,17 @@ func TestSeccompProgram(t *testing.T) {
 		{"unshare, new user namespace", func(a seccompArch) uint32 { return a.unshare }, [6]uint64{unix.CLONE_NEWUSER}, all, "EPERM"},
 		{"unshare, new pid namespace", func(a seccompArch) uint32 { return a.unshare }, [6]uint64{unix.CLONE_NEWPID}, all, "EPERM"},
 		{"clone3", func(a seccompArch) uint32 { return a.clone3 }, [6]uint64{}, all, "ENOSYS"},
+		{"openat2", func(a seccompArch) uint32 { return a.openat2 }, [6]uint64{}, all, "ENOSYS"},
+		{"fchmodat setuid", modeCall(1), [6]uint64{0, 0, 0o4755}, all, "EPERM"},
+		{"fchmodat setgid", modeCall(1), [6]uint64{0, 0, 0o2755}, all, "EPERM"},
+		{"fchmodat plain", modeCall(1), [6]uint64{0, 0, 0o755}, all, "allow"},
+		{"fchmod setuid", modeCall(0), [6]uint64{3, 0o4711}, all, "EPERM"},
+		{"fchmod sticky", modeCall(0), [6]uint64{3, 0o1777}, all, "allow"},
+		{"openat creating setuid", createCall("openat"), [6]uint64{0, 0, unix.O_CREAT | unix.O_WRONLY, 0o4755}, all, "EPERM"},
+		{"openat creating plain", createCall("openat"), [6]uint64{0, 0, unix.O_CREAT | unix.O_WRONLY, 0o644}, all, "allow"},
+		{"openat, no O_CREAT, mode ignored", createCall("openat"), [6]uint64{0, 0, unix.O_RDONLY, 0o6777}, all, "allow"},
+		{"openat O_TMPFILE setgid", createCall("openat"), [6]uint64{0, 0, unix.O_TMPFILE | unix.O_RDWR, 0o2755}, all, "EPERM"},
+		{"mknodat setuid", createCall("mknodat"), [6]uint64{0, 0, unix.S_IFREG | 0o4755}, all, "EPERM"},
 		{"x32 socket", func(a seccompArch) uint32 { return x32Bit | a.socket }, [6]uint64{afInet, sockRaw}, all, "x32"},
 	}
 	for _, goarch := range []string{"amd64", "arm64"} {
@@ -251,8 +285,13 @@ func containsPolicy(ps []filterPolicy, p filterPolicy) bool {
 
 func isNamed(a seccompArch, nr uint32) bool {
 	if nr == a.socket || nr == a.socketpair || nr == a.ioctl || nr == a.sendto || nr == a.sendmsg || nr == a.sendmmsg ||
-		nr == a.clone || nr == a.unshare || nr == a.clone3 {
+		nr == a.clone || nr == a.unshare || nr == a.clone3 || nr == a.openat2 {
 		return true
+	}
+	for _, c := range slices.Concat(a.setID, a.created) {
+		if c.nr == nr {
+			return true
+		}
 	}
 	for _, c := range a.refused {
 		if c.nr == nr {
@@ -295,6 +334,23 @@ func TestSeccompArchMatchesHost(t *testing.T) {
 	for name, nr := range host {
 		if named[name] != nr {
 			t.Errorf("%s is %d in the table, %d on %s", name, named[name], nr, runtime.GOARCH)
+		}
+	}
+	if runtime.GOARCH == "amd64" {
+		for _, c := range []struct {
+			name  string
+			table []modeArg
+			i     int
+			nr    uint32
+		}{{"chmod", arch.setID, 0, 90}, {"fchmod", arch.setID, 1, unix.SYS_FCHMOD}, {"fchmodat", arch.setID, 2, unix.SYS_FCHMODAT},
+			{"open", arch.created, 0, unix.SYS_OPEN}, {"openat", arch.created, 1, unix.SYS_OPENAT}, {"creat", arch.created, 2, unix.SYS_CREAT},
+			{"mknod", arch.created, 3, unix.SYS_MKNOD}, {"mknodat", arch.created, 4, unix.SYS_MKNODAT}} {
+			if c.table[c.i].nr != c.nr {
+				t.Errorf("%s is %d in the table, %d on amd64", c.name, c.table[c.i].nr, c.nr)
+			}
+		}
+		if arch.openat2 != unix.SYS_OPENAT2 {
+			t.Errorf("openat2 is %d in the table, %d on amd64", arch.openat2, unix.SYS_OPENAT2)
 		}
 	}
 	consts := map[string][2]uint32{

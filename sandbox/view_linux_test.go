@@ -77,6 +77,9 @@ func TestSecurityViewKeepsWhatRunsLaterReadOnly(t *testing.T) {
 				{"write a startup file in home", `echo evil >> "$HOME/.bashrc"`},
 				{"write a PATH directory", `mkdir -p "$HOME/.local/bin" && echo evil > "$HOME/.local/bin/git"`},
 				{"unshare a user namespace", `unshare -U true`},
+				{"leave a set-user-ID program", `cp /bin/true ./t && chmod 4755 ./t`},
+				{"leave a set-group-ID program", `cp /bin/true ./t2 && chmod g+s ./t2`},
+				{"create a set-user-ID file", `/usr/bin/python3 -c 'import os; os.close(os.open("t3", os.O_CREAT|os.O_WRONLY, 0o4755))' && test -u t3`},
 			}
 			for _, r := range refused {
 				o := w.run(t, spec, st, nil, "sh", "-c", r.script)
