@@ -150,7 +150,7 @@ func startHelper(cmd *exec.Cmd, c confinementOf) error {
 		*sys = *attr
 	}
 	uid, gid := os.Getuid(), os.Getgid()
-	sys.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWNS
+	sys.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	sys.GidMappingsEnableSetgroups = false

@@ -317,12 +317,13 @@ func underAny(real string, trees []string, res resolver) bool {
 	return false
 }
 
-// enter unshares the calling thread's mount namespace and builds the view
-// in it. The thread must be locked and never run anything else. As root
+// enter unshares the calling thread's mount and System V IPC namespaces
+// (shared memory, semaphores and message queues of processes outside stay
+// out of reach) and builds the view in the mount namespace. The thread must be locked and never run anything else. As root
 // (CAP_SYS_ADMIN) this is all; elsewhere it runs in a process already in
 // a new user and mount namespace, where unsharing again is harmless.
 func (v *viewPlan) enter() error {
-	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+	if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_NEWIPC); err != nil {
 		return fmt.Errorf("private mount namespace: %w", err)
 	}
 	return v.build()

@@ -241,3 +241,28 @@ print(";".join(won))
 		}
 	}
 }
+
+// TestSecurityViewHasItsOwnIPC: System V shared memory of processes
+// outside the sandbox is out of reach of a confined command.
+func TestSecurityViewHasItsOwnIPC(t *testing.T) {
+	for _, helper := range []bool{false, true} {
+		st := requireView(t, helper)
+		w := newWorld(t)
+		const key = 0x6d6e6d73
+		id, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|0o600)
+		if err != nil {
+			t.Skipf("no System V shared memory here: %v", err)
+		}
+		t.Cleanup(func() { _, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil) })
+		if _, err := os.Stat("/usr/bin/python3"); err != nil {
+			t.Skip("needs python3")
+		}
+		spec := w.spec(t, nil)
+		spec.ViewByHelper = helper
+		probe := "import ctypes; print(ctypes.CDLL(None).shmget(0x6d6e6d73, 0, 0))"
+		o := w.run(t, spec, st, nil, "/usr/bin/python3", "-c", probe)
+		if got := strings.TrimSpace(o.stdout); got != "-1" {
+			t.Errorf("helper %v: shmget of a segment outside = %q (%s), want -1", helper, got, o.stderr)
+		}
+	}
+}
