@@ -120,7 +120,7 @@ func (r *Rule) check(in *Input, cl *Classification, why *string) bool {
 		switch {
 		case len(r.ArgvPrefix) > 0:
 			esc = prefixEscape(in, cl, r.ArgvPrefix)
-		case !r.judgesAccesses():
+		case len(in.Command.Assigns) > 0 && !r.judgesAccesses():
 			esc = envEscape(in)
 		}
 		if esc != "" {
