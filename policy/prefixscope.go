@@ -227,18 +227,13 @@ func longEscapes(opt string, t escapeTable) bool {
 	return false
 }
 
+// isAssignWord reports a make variable assignment among the operands:
+// NAME=value, NAME:=value, NAME+=value..., where a make variable's name
+// may hold any character but whitespace, ':', '#' and '=' (.SHELLFLAGS).
 func isAssignWord(w string) bool {
 	n, _, ok := strings.Cut(w, "=")
-	if !ok || n == "" || strings.HasPrefix(n, "-") {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		c := n[i]
-		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return true
+	n = strings.TrimRight(n, ":+?!")
+	return ok && n != "" && !strings.HasPrefix(n, "-") && !strings.ContainsAny(n, " \t:#")
 }
 
 // gitEscape finds, at or after index from of git's arguments, a global

@@ -83,7 +83,8 @@ func TestSecurityRememberedPrefixDoesNotCoverEscapes(t *testing.T) {
 		"make test -f other.mk", "make test --file=other.mk", "make test --fi=other.mk", "make test --makefile other.mk",
 		"make test -kf other.mk", "make test -C /elsewhere", "make test --directory=/elsewhere",
 		"make test --eval='x:=$(shell id)'", "make test -E 'x:=1'", "make test -I /tmp/inc", "make test -e",
-		"make test SHELL=/tmp/sh", "make test CC=/tmp/cc", "make -f ci.mk -f evil.mk",
+		"make test SHELL=/tmp/sh", "make test CC=/tmp/cc", "make -f ci.mk -f evil.mk", "make test .SHELLFLAGS=-ec",
+		"make test SHELL:=/tmp/sh", "make test -Bf x.mk", "make test --dir=/tmp", "npm test --pre=/tmp/p",
 		"SHELL=/tmp/sh make test", "CC=/tmp/cc make test", "MAKEFLAGS=-f/tmp/x make test",
 		"make test $EXTRA",
 		// npm: another prefix, configuration or shell.
