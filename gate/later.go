@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -232,6 +233,22 @@ func quarantine(absent []string, now time.Time) [][2]string {
 			continue
 		}
 		out = append(out, [2]string{p, to})
+	}
+	return out
+}
+
+// ownTerminals are the terminals mnemos's standard streams are: the only
+// ones the command it runs is given.
+func ownTerminals() []string {
+	var out []string
+	for _, fd := range []string{"0", "1", "2"} {
+		p, err := os.Readlink("/proc/self/fd/" + fd)
+		if err != nil || !strings.HasPrefix(p, "/dev/pts/") || strings.ContainsRune(p, ' ') {
+			continue
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
 	return out
 }

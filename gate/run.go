@@ -443,7 +443,7 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		Protected: g.cfg.Paths.Protected(), Secrets: sandbox.DefaultSecrets(g.cfg.UserHome),
 		Network: network, Required: sb.requiredBy != "", RequireTCP: sb.limitsTCP,
 		PathDirs: filepath.SplitList(g.commandEnv("PATH")), GitConfig: writesGitConfig(dec), GitWorktree: changesGitWorktree(dec),
-		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(g.commandEnv),
+		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(g.commandEnv), Terminals: ownTerminals(),
 	}
 	if network {
 		o.Ports, o.Bind = sb.cfg.Ports, sb.cfg.Bind

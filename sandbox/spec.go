@@ -50,6 +50,9 @@ type Options struct {
 	// RequireTCP refuses to run where Landlock cannot enforce the TCP
 	// limits (Spec.RequireTCP).
 	RequireTCP bool
+	// Terminals are the terminal devices the command is given as its
+	// standard streams (/dev/pts/N); no other terminal is granted.
+	Terminals []string
 	// PathDirs are the directories on the command's PATH: any of them
 	// inside a writable tree stays read-only (Spec.Later).
 	PathDirs []string
@@ -84,7 +87,10 @@ func devices() []string {
 }
 
 // terminals are the terminal devices, which need terminal ioctls.
-func terminals() []string { return []string{"/dev/tty", "/dev/ptmx", "/dev/pts"} }
+// Not /dev/pts whole: the other terminals there are the user's other
+// sessions, whose input (a sudo password) a command could read. The
+// caller adds the terminals the command is given (Options.Terminals).
+func terminals() []string { return []string{"/dev/tty", "/dev/ptmx"} }
 
 // Cache is a tool cache a command may read and run programs from or,
 // when Write is set, also change.
@@ -258,7 +264,7 @@ func DefaultSpec(o Options) (Spec, error) {
 		ReadOnly:     slices.Concat(existing(systemReadOnly()), orDefault(o.HomeRead, DefaultHomeRead)),
 		ReadWrite:    slices.Concat([]string{o.Workspace}, o.TempDirs, writeCaches, o.ExtraWrite),
 		Devices:      existing(devices()),
-		Terminals:    existing(terminals()),
+		Terminals:    slices.Concat(existing(terminals()), o.Terminals),
 		Deny:         deny,
 		Network:      o.Network,
 		UDP:          o.Network,

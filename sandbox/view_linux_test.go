@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -264,5 +265,35 @@ func TestSecurityViewHasItsOwnIPC(t *testing.T) {
 		if got := strings.TrimSpace(o.stdout); got != "-1" {
 			t.Errorf("helper %v: shmget of a segment outside = %q (%s), want -1", helper, got, o.stderr)
 		}
+	}
+}
+
+// TestSecurityOtherTerminalsAreOutOfReach: a terminal the command was not
+// given (another session of the user's, where a password is typed) cannot
+// be opened; the one it is given can.
+func TestSecurityOtherTerminalsAreOutOfReach(t *testing.T) {
+	st := requireLandlock(t)
+	w := newWorld(t)
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	defer ptmx.Close()
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "/dev/pts/" + strconv.Itoa(n)
+	probe := `exec 3<>"$1" && echo opened`
+	o := w.run(t, w.spec(t, nil), st, nil, "sh", "-c", probe, "sh", other)
+	if o.code == 0 || strings.Contains(o.stdout, "opened") {
+		t.Errorf("opened %s, a terminal the command was not given", other)
+	}
+	given := w.spec(t, func(o *Options) { o.Terminals = []string{other} })
+	if o := w.run(t, given, st, nil, "sh", "-c", probe, "sh", other); o.code != 0 {
+		t.Errorf("the terminal the command is given: exit %d: %s", o.code, o.stderr)
 	}
 }
