@@ -30,7 +30,7 @@ import (
 // and the sockets of services (an ssh or gpg agent, the session bus, the
 // docker daemon).
 func hiddenZones(home string) []string {
-	z := []string{"/home", "/root", "/run", "/var", "/mnt", "/media", "/srv"}
+	z := []string{"/home", "/root", "/run", "/var", "/mnt", "/media", "/srv", "/dev/shm"}
 	if home != "" {
 		z = append(z, home)
 	}
@@ -41,7 +41,7 @@ func hiddenZones(home string) []string {
 // sockets of the user's session: X11, ICE, tmux, screen, ssh agents,
 // D-Bus, editors' and terminals' control sockets.
 func socketDirNames(name string) bool {
-	for _, p := range []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-", "ssh-", "dbus-", "vscode-", "screen", "emacs", "kitty", "nvim", "pulse-", "gpg-", "keyring-", "mc-", "systemd-private-"} {
+	for _, p := range []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-", "ssh-", "dbus-", "vscode-", "screen", "emacs", "kitty", "nvim", "pulse-", "gpg-", "keyring-", "mc-", "systemd-private-", "zellij-", "wezterm", "alacritty", "i3-", "sway"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -217,8 +217,11 @@ func planView(s Spec) viewPlan {
 	}
 	addSock := func(p string) {
 		r, ok := res.real(p)
-		if !ok || grantedSock[r] || zoneOf(r) >= 0 || slices.Contains(v.sockets, r) {
+		if !ok || grantedSock[r] || slices.Contains(v.sockets, r) {
 			return
+		}
+		if i := zoneOf(r); i >= 0 && !slices.ContainsFunc(v.zones[i].keep, func(k kept) bool { return within(r, k.path) }) {
+			return // hidden already
 		}
 		if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSocket != 0 {
 			v.sockets = append(v.sockets, r)
@@ -227,30 +230,46 @@ func planView(s Spec) viewPlan {
 	for _, p := range s.MaskSockets {
 		addSock(p)
 	}
-	for _, d := range s.SocketDirs {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			continue
+	// Every socket bound in this network namespace that lies in a temp
+	// directory or a writable cache: they belong to the user's session
+	// (tmux, zellij, screen, ssh and gpg agents, editors) as often as to
+	// the command. The kernel lists them all, at any depth, in one file.
+	var scanned []string
+	for _, d := range s.ReadWrite {
+		if len(s.ReadWrite) > 0 && d == s.ReadWrite[0] && !slices.Contains(s.SocketDirs, d) {
+			continue // the workspace's sockets are the command's own
 		}
-		for _, e := range ents {
-			p := filepath.Join(d, e.Name())
-			switch {
-			case e.Type()&os.ModeSocket != 0:
+		if r, ok := res.real(d); ok {
+			scanned = append(scanned, r)
+		}
+	}
+	for _, p := range boundSockets() {
+		for _, d := range scanned {
+			if within(p, d) {
 				addSock(p)
-			case e.IsDir() && socketDirNames(e.Name()):
-				sub, err := os.ReadDir(p)
-				if err != nil {
-					continue
-				}
-				for _, se := range sub {
-					if se.Type()&os.ModeSocket != 0 {
-						addSock(filepath.Join(p, se.Name()))
-					}
-				}
+				break
 			}
 		}
 	}
 	return v
+}
+
+// boundSockets lists the absolute paths of the unix sockets bound in this
+// network namespace (/proc/net/unix): abstract and unnamed ones are left
+// out, and so are paths with spaces, which the file cannot show unescaped.
+func boundSockets() []string {
+	b, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) == 8 && strings.HasPrefix(f[7], "/") {
+			out = append(out, filepath.Clean(f[7]))
+		}
+	}
+	return out
 }
 
 // emptyDir reports whether dir has no entries.

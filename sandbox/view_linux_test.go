@@ -154,10 +154,17 @@ func TestSecurityViewHidesSocketsOutsideWorkspaceAndTemp(t *testing.T) {
 				t.Fatal(err)
 			}
 			tmux := filepath.Join(session, "default")
+			deep := filepath.Join(w.tmp, "a", "b", "c", "zellij.sock")
+			cached := filepath.Join(w.home, ".cache", "tool", "daemon.sock")
+			for _, p := range []string{deep, cached} {
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
 			named := filepath.Join(w.tmp, "named.sock")
 			granted := filepath.Join(w.home, "granted.sock")
 			own := filepath.Join(w.ws, "own.sock")
-			for _, p := range []string{agent, tmux, named, granted, own} {
+			for _, p := range []string{agent, tmux, named, granted, own, deep, cached} {
 				listen(p)
 			}
 			if _, err := os.Stat("/usr/bin/python3"); err != nil {
@@ -172,7 +179,7 @@ func TestSecurityViewHidesSocketsOutsideWorkspaceAndTemp(t *testing.T) {
 			for _, c := range []struct {
 				path string
 				ok   bool
-			}{{agent, false}, {tmux, false}, {named, false}, {granted, true}, {own, true}} {
+			}{{agent, false}, {tmux, false}, {named, false}, {granted, true}, {own, true}, {deep, false}, {cached, false}} {
 				o := w.run(t, spec, st, nil, "/usr/bin/python3", "-c", connect, c.path)
 				if (o.code == 0) != c.ok {
 					t.Errorf("connect %s: exit %d, want success %v: %s", c.path, o.code, c.ok, o.stderr)
