@@ -15,7 +15,8 @@ import (
 // editors' task and run configurations, dev container definitions, and
 // mnemos's own project policy.
 func workspaceLater() []string {
-	return []string{".envrc", ".husky", ".vscode", ".idea", ".devcontainer", ".mnemos"}
+	return []string{".envrc", ".husky", ".vscode", ".idea", ".devcontainer", ".mnemos",
+		".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml", ".lefthook"}
 }
 
 // gitLater are the entries of a git directory that git runs or obeys:
@@ -69,9 +70,35 @@ func LaterPaths(dir, home string, gitConfig, gitWorktree bool) (paths []string, 
 			}
 		}
 	}
+	// Linked worktrees: each one's commondir, gitdir and configuration.
 	for _, g := range gitDirs {
-		if hp := hooksPath(filepath.Join(g, "config"), dir, home); hp != "" {
+		ents, _ := os.ReadDir(filepath.Join(g, "worktrees"))
+		for _, e := range ents {
+			if e.IsDir() {
+				for _, n := range []string{"commondir", "gitdir", "config.worktree", "hooks"} {
+					add(filepath.Join(g, "worktrees", e.Name(), n))
+				}
+			}
+		}
+	}
+	// core.hooksPath and included files, from the repository's
+	// configuration and the user's and system's: a relative hooksPath is
+	// in the workspace.
+	configs := []string{}
+	for _, g := range gitDirs {
+		configs = append(configs, filepath.Join(g, "config"))
+	}
+	if home != "" {
+		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	configs = append(configs, "/etc/gitconfig")
+	for _, c := range configs {
+		hp, includes := gitConfigPaths(c, dir, home)
+		if hp != "" {
 			add(hp)
+		}
+		for _, inc := range includes {
+			add(inc)
 		}
 	}
 	return paths, present
@@ -86,6 +113,15 @@ func gitDirsOf(dir string) []string {
 		return []string{dotgit}
 	}
 	if fi.IsDir() {
+		return []string{dotgit}
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		// A link to the git directory: protect where it points.
+		if real, err := filepath.EvalSymlinks(dotgit); err == nil {
+			if st, err := os.Stat(real); err == nil && st.IsDir() {
+				return []string{real}
+			}
+		}
 		return []string{dotgit}
 	}
 	raw, err := os.ReadFile(dotgit)
@@ -140,17 +176,28 @@ func submoduleGitDirs(modules string, depth int) []string {
 	return out
 }
 
-// hooksPath reads core.hooksPath from a git config file: relative paths
-// are relative to the worktree's top, ~/ is home. It reads only the file
-// itself, not what it includes; an include is outside the workspace or is
-// itself protected by being under the git directory.
-func hooksPath(config, top, home string) string {
+// gitConfigPaths reads core.hooksPath and the include paths
+// ([include] and [includeIf] path) from a git config file. A relative
+// hooksPath is relative to the worktree's top, a relative include to the
+// file's directory; ~/ is home. It does not follow the includes.
+func gitConfigPaths(config, top, home string) (hooks string, includes []string) {
 	f, err := os.Open(config)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	defer f.Close()
-	section, value := "", ""
+	resolve := func(v, rel string) string {
+		switch {
+		case v == "":
+			return ""
+		case strings.HasPrefix(v, "~/") && home != "":
+			return filepath.Join(home, v[2:])
+		case filepath.IsAbs(v):
+			return filepath.Clean(v)
+		}
+		return filepath.Join(rel, v)
+	}
+	section := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -159,29 +206,32 @@ func hooksPath(config, top, home string) string {
 			if end < 0 {
 				continue
 			}
-			section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			name, _, _ := strings.Cut(strings.TrimSpace(line[1:end]), " ")
+			section = strings.ToLower(name)
 			line = strings.TrimSpace(line[end+1:])
 		}
-		if section != "core" || line == "" {
+		if line == "" {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "hookspath") {
+		if !ok {
 			continue
 		}
-		v = strings.TrimSpace(v)
-		if i := strings.IndexAny(v, "#;"); i >= 0 && !strings.HasPrefix(v, "\"") {
-			v = strings.TrimSpace(v[:i])
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		if !strings.HasPrefix(v, "\"") {
+			if i := strings.IndexAny(v, "#;"); i >= 0 {
+				v = strings.TrimSpace(v[:i])
+			}
 		}
-		value = strings.Trim(v, "\"")
+		v = strings.Trim(v, "\"")
+		switch {
+		case section == "core" && k == "hookspath":
+			hooks = resolve(v, top)
+		case (section == "include" || section == "includeif") && k == "path":
+			if p := resolve(v, filepath.Dir(config)); p != "" {
+				includes = append(includes, p)
+			}
+		}
 	}
-	switch {
-	case value == "":
-		return ""
-	case strings.HasPrefix(value, "~/") && home != "":
-		return filepath.Join(home, value[2:])
-	case filepath.IsAbs(value):
-		return filepath.Clean(value)
-	}
-	return filepath.Join(top, value)
+	return hooks, includes
 }
