@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,6 +38,7 @@ func DefaultSecrets(home string) []string {
 	for _, g := range systemSecretGlobs() {
 		s = globSecrets(s, "/", g)
 	}
+	s = append(s, rootOnlyEtc()...)
 	if home == "" {
 		return append(s, "/root")
 	}
@@ -194,4 +196,38 @@ func globSecrets(s []string, dir, pattern string) []string {
 		}
 	}
 	return s
+}
+
+// rootOnlyEtc are, for a process running as root, the entries of /etc that
+// others may not read (/etc/wireguard, a service's private configuration):
+// what a normal user could not read is treated as a secret of the system,
+// whatever its name. Root passes every permission check, so without this a
+// command root runs could read them. For anyone else the permissions
+// already keep them out. One level of /etc, one lstat an entry.
+func rootOnlyEtc() []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	ents, err := os.ReadDir("/etc")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		need := fs.FileMode(0o004)
+		if fi.IsDir() {
+			need = 0o005
+		}
+		if fi.Mode().Perm()&need != need {
+			out = append(out, filepath.Join("/etc", e.Name()))
+		}
+	}
+	return out
 }

@@ -106,3 +106,28 @@ func BenchmarkDefaultSecrets(b *testing.B) {
 		})
 	}
 }
+
+// TestSecurityRootOnlyEtcIsSecret: as root, an entry of /etc that others
+// may not read is denied, whatever its name (/etc/wireguard).
+func TestSecurityRootOnlyEtcIsSecret(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root passes the permission checks that keep others out")
+	}
+	dir, err := os.MkdirTemp("/etc", "mnemos-root-only-")
+	if err != nil {
+		t.Skipf("cannot make a directory in /etc: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(DefaultSecrets("/home/u"), dir) {
+		t.Errorf("DefaultSecrets lacks %s (mode 0700)", dir)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(DefaultSecrets("/home/u"), dir) {
+		t.Errorf("DefaultSecrets holds %s, which anyone may read", dir)
+	}
+}
