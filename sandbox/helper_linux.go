@@ -142,7 +142,14 @@ func startHelper(cmd *exec.Cmd, c confinementOf) error {
 	defer ruleset.Close()
 	path, args, extra, attr := cmd.Path, cmd.Args, cmd.ExtraFiles, cmd.SysProcAttr
 	defer func() { cmd.Path, cmd.Args, cmd.ExtraFiles, cmd.SysProcAttr = path, args, extra, attr }()
-	cmd.Path = "/proc/self/exe"
+	// The binary's own path, not /proc/self/exe: mnemos is undumpable,
+	// so its /proc entries belong to root, whom the new user namespace
+	// does not map.
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the mnemos binary for the sandbox helper: %w", err)
+	}
+	cmd.Path = self
 	cmd.Args = append([]string{HelperName, path}, args...)
 	cmd.ExtraFiles = []*os.File{ruleset, planR, statusW}
 	sys := &syscall.SysProcAttr{}

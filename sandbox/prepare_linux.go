@@ -39,13 +39,12 @@ func Prepare(spec Spec, st Status) *Prepared {
 	p := &Prepared{spec: spec, st: st, done: make(chan struct{}),
 		jobs: make(chan *exec.Cmd, 1), started: make(chan error, 1)}
 	go func() {
-		if undumpable() != nil {
-			close(p.done)
-			return
-		}
 		c, err := confinement(spec, st)
-		if err != nil || c.unconfined || c.helper {
+		if err != nil || c.unconfined || c.helper || undumpable() != nil {
 			// StartPrepared starts anew and reports it.
+			if err == nil && c.fd >= 0 {
+				unix.Close(c.fd)
+			}
 			close(p.done)
 			return
 		}

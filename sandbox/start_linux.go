@@ -106,9 +106,6 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, err
 	if err := closeInheritedOnExec(); err != nil {
 		return Applied{ABI: st.ABI}, err
 	}
-	if err := undumpable(); err != nil {
-		return Applied{ABI: st.ABI}, err
-	}
 	if a, ok, err := pre.start(cmd, spec, st); ok {
 		return a, err
 	}
@@ -135,6 +132,9 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, err
 			return c.a, err
 		}
 		return c.applied(false), nil
+	}
+	if err := undumpable(); err != nil {
+		return c.a, err
 	}
 	var r confined
 	onDisposableThread(func() {
@@ -543,11 +543,15 @@ func openPath(p string) (int, error) {
 
 // undumpable makes this process one that nothing without CAP_SYS_PTRACE
 // may trace, read the memory of, or take descriptors from
-// (PR_SET_DUMPABLE 0). As root, the thread that starts a command is in the
-// command's Landlock domain, with its uid, until the thread ends: without
-// this, the command could reach mnemos through it (/proc/PID/task/TID/mem,
-// pidfd_getfd on the audit log or the state database). The command's own
-// process becomes dumpable again when it executes its program.
+// (PR_SET_DUMPABLE 0). The thread that confines itself to start a command
+// is in the command's Landlock domain, with its uid, until the thread
+// ends: without this, the command could reach mnemos through it
+// (/proc/PID/task/TID/mem, pidfd_getfd on the audit log or the state
+// database). The command's own process becomes dumpable again when it
+// executes its program. The helper's way needs none of it (no thread of
+// mnemos is confined), and could not use it: a parent must write the
+// user namespace's maps in the child's /proc entry, which an undumpable
+// process's child hands to root.
 func undumpable() error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("make mnemos undumpable: %w", err)

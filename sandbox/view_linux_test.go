@@ -4,6 +4,7 @@ import (
 	"golang.org/x/sys/unix"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -302,5 +303,90 @@ func TestSecurityOtherTerminalsAreOutOfReach(t *testing.T) {
 	given := w.spec(t, func(o *Options) { o.Terminals = []string{other} })
 	if o := w.run(t, given, st, nil, "sh", "-c", probe, "sh", other); o.code != 0 {
 		t.Errorf("the terminal the command is given: exit %d: %s", o.code, o.stderr)
+	}
+}
+
+// TestSecurityViewForAnUnprivilegedUser: a user without CAP_SYS_ADMIN gets
+// the view too, built by the helper in a user namespace. As root, the test
+// runs itself again as nobody.
+func TestSecurityViewForAnUnprivilegedUser(t *testing.T) {
+	if dir := os.Getenv("SANDBOX_TEST_UNPRIV"); dir != "" {
+		unprivilegedRun(t, dir)
+		return
+	}
+	st := requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("run as root: the test becomes nobody to check the unprivileged way")
+	}
+	if ok, why, _ := userNamespaces(); !ok || !st.View {
+		t.Skipf("no user namespaces here: %s", why)
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("needs setpriv (util-linux)")
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "mnemos-unpriv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "sandbox.test")
+	raw, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"ws/.git/hooks", "home/.cache"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"ws", "ws/.git", "ws/.git/hooks", "home", "home/.cache"} {
+		if err := os.Chown(filepath.Join(dir, d), 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "-test.run=^TestSecurityViewForAnUnprivilegedUser$", "-test.v")
+	cmd.Env = []string{"SANDBOX_TEST_UNPRIV=" + dir, "PATH=/usr/bin:/bin", "HOME=" + filepath.Join(dir, "home")}
+	cmd.Dir = filepath.Join(dir, "ws")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+}
+
+// unprivilegedRun is the test's own run as nobody.
+func unprivilegedRun(t *testing.T, dir string) {
+
+	if hasSysAdmin() {
+		t.Fatal("still privileged")
+	}
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	spec, err := DefaultSpec(Options{Workspace: ws, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `echo ok > f && ! echo x > .git/hooks/pre-commit 2>/dev/null && cat f`)
+	cmd.Dir = ws
+	var out strings.Builder
+	cmd.Stdout = &out
+	a, err := Start(cmd, spec)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	if !a.View || out.String() != "ok\n" {
+		t.Fatalf("view %v, output %q", a.View, out.String())
 	}
 }
