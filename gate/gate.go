@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -58,6 +59,9 @@ type Config struct {
 	// Environ returns the environment the command inherits, judged with
 	// it (envHazard, pathShadows); nil judges the command alone.
 	Environ func() []string
+	// VaglioLogFailed, when set, hears the first failure to write vaglio's
+	// log (Paths.VaglioDir); the decision stands whatever it was.
+	VaglioLogFailed func(error)
 }
 
 // Gate runs the pipeline for one process. It opens the state database only
@@ -65,6 +69,8 @@ type Config struct {
 type Gate struct {
 	cfg   Config
 	store *approvals.Store
+	// logWarned is set once a failure to write vaglio's log was reported.
+	logWarned atomic.Bool
 }
 
 // New returns a Gate. Config.Policy must be set.
@@ -251,6 +257,7 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 	if mode.DryRun {
 		return dec, nil
 	}
+	g.logVerdicts(req, dec)
 	if err := g.record(ctx, req, dec); err != nil {
 		return deny(dec, "audit", err.Error()), err
 	}

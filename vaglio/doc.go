@@ -160,9 +160,12 @@
 // keeps option names, never values or paths; the intent is kept redacted
 // (every word of the command replaced, credentials and opaque tokens
 // removed) and cut to 200 characters, because an agent may repeat a secret
-// in its explanation.
+// in its explanation. The gate writes it for every decision that is not a
+// dry run, under mnemos's state directory (vaglio/YYYY-MM.jsonl), and a
+// write that fails changes no decision; [ReadLog] reads it back for
+// `mnemos audit vaglio`.
 //
 // What vaglio never does: run commands, open the network or a database,
-// read the file system to decide (only the log is written), consult the
+// read the file system to decide (only the log is written and read), consult the
 // policy, or let any input loosen the guard.
 package vaglio

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -363,4 +364,49 @@ func opaqueToken(f string) bool {
 		}
 	}
 	return letters && digits
+}
+
+// ReadLog returns the last n records of the log in dir (every record when
+// n is 0), oldest first, reading the monthly files newest first until it
+// has n. Lines that are not records (a write cut short) are skipped and
+// counted in skipped. A missing dir is an empty log.
+func ReadLog(dir string, n int) (recs []LogRecord, skipped int, err error) {
+	names, err := filepath.Glob(filepath.Join(dir, "[0-9][0-9][0-9][0-9]-[0-9][0-9].jsonl"))
+	if err != nil {
+		return nil, 0, err
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	var months [][]LogRecord
+	total := 0
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, 0, fmt.Errorf("read vaglio log: %w", err)
+		}
+		var month []LogRecord
+		for line := range strings.Lines(string(data)) {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			var rec LogRecord
+			if json.Unmarshal([]byte(line), &rec) != nil {
+				skipped++
+				continue
+			}
+			month = append(month, rec)
+		}
+		months = append(months, month)
+		total += len(month)
+		if n > 0 && total >= n {
+			break
+		}
+	}
+	for i := len(months) - 1; i >= 0; i-- {
+		recs = append(recs, months[i]...)
+	}
+	if n > 0 && len(recs) > n {
+		recs = recs[len(recs)-n:]
+	}
+	return recs, skipped, nil
 }

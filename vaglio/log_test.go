@@ -3,6 +3,7 @@ package vaglio
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -189,5 +190,41 @@ func TestRedactIntent(t *testing.T) {
 	got := RedactIntent(long, shellparse.Command{})
 	if utf8.RuneCountInString(got) != MaxLogIntent+1 || !utf8.ValidString(got) {
 		t.Errorf("long intent cut to %d runes", utf8.RuneCountInString(got))
+	}
+}
+
+// TestReadLog: the last n records across months, oldest first; a line cut
+// short is skipped and counted; a missing directory is an empty log.
+func TestReadLog(t *testing.T) {
+	dir := t.TempDir()
+	months := []time.Time{time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC), testNow(), time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
+	for i, m := range months {
+		for j := 0; j < 2; j++ {
+			if err := AppendLog(dir, LogRecord{Executor: fmt.Sprintf("p%d%d", i, j)}, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "2026-05.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"approved":tr`)
+	f.Close()
+	names := func(recs []LogRecord) string {
+		var s []string
+		for _, r := range recs {
+			s = append(s, r.Executor)
+		}
+		return strings.Join(s, " ")
+	}
+	for n, want := range map[int]string{0: "p00 p01 p10 p11 p20 p21", 3: "p11 p20 p21", 1: "p21", 9: "p00 p01 p10 p11 p20 p21"} {
+		recs, skipped, err := ReadLog(dir, n)
+		if err != nil || skipped != 1 || names(recs) != want {
+			t.Errorf("ReadLog(%d) = %q, %d, %v; want %q, 1", n, names(recs), skipped, err, want)
+		}
+	}
+	if recs, _, err := ReadLog(filepath.Join(dir, "none"), 5); err != nil || len(recs) != 0 {
+		t.Errorf("missing dir: %v %v", recs, err)
 	}
 }

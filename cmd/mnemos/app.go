@@ -427,6 +427,9 @@ func (a *app) gate() (*gate.Gate, error) {
 		Now: a.now, Rand: rand.Reader, Log: a.log,
 		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
 		Probe: probeSandbox, Getenv: a.getenv, Environ: a.environ,
+		VaglioLogFailed: func(err error) {
+			fmt.Fprintf(a.io.err, "mnemos: warning: vaglio's log was not written (the decision stands): %s\n", oneLine(err.Error()))
+		},
 	})
 	return a.g, nil
 }

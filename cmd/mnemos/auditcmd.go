@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/vaglio"
 )
 
 // AuditCmd groups the audit subcommands.
@@ -16,6 +17,7 @@ type AuditCmd struct {
 	Tail   AuditTailCmd   `cmd:"" help:"Show the last events."`
 	Verify AuditVerifyCmd `cmd:"" help:"Check the hash chain, the MACs and the anchor; name the first bad line."`
 	Head   AuditHeadCmd   `cmd:"" help:"Print the log's head (line count and last MAC) to keep elsewhere."`
+	Vaglio AuditVaglioCmd `cmd:"" help:"Show the last verdicts of the guard and the judge (vaglio's private log: option names, never values)."`
 }
 
 // AuditTailCmd is mnemos audit tail.
@@ -240,4 +242,52 @@ type headJSON struct {
 	Count int    `json:"count"`
 	MAC   string `json:"mac"`
 	Head  string `json:"head"`
+}
+
+// AuditVaglioCmd is mnemos audit vaglio.
+type AuditVaglioCmd struct {
+	N    int  `short:"n" default:"20" help:"How many verdicts (0 for all)."`
+	JSON bool `name:"json" help:"Print one JSON record a line."`
+}
+
+// Run prints the last verdicts of vaglio's monthly log.
+func (c *AuditVaglioCmd) Run(a *app) error {
+	p, err := a.paths()
+	if err != nil {
+		return err
+	}
+	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
+		return err
+	}
+	recs, skipped, err := vaglio.ReadLog(p.VaglioDir, c.N)
+	if err != nil {
+		return &exitError{code: exitConfig, msg: "cannot read vaglio's log: " + err.Error()}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(a.io.err, "mnemos: warning: %d lines of vaglio's log in %s are not records; skipped\n", skipped, oneLine(p.VaglioDir))
+	}
+	for _, r := range recs {
+		if c.JSON {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.io.out, "%s\n", b)
+			continue
+		}
+		verdict, by := "approved", "-"
+		if !r.Approved {
+			verdict = "denied"
+		}
+		if r.BlockedBy != "" {
+			by = r.BlockedBy
+		}
+		keys := "-"
+		if len(r.ArgsKeys) > 0 {
+			keys = strings.Join(r.ArgsKeys, ",")
+		}
+		fmt.Fprintf(a.io.out, "%s  %-8s %-5s %.2f  %-13s %s %s  %s\n", r.TS.Local().Format("2006-01-02 15:04:05"),
+			verdict, by, r.Score, oneLine(r.JudgeKind), oneLine(r.Executor), oneLine(keys), oneLine(r.Reason))
+	}
+	return nil
 }
