@@ -31,6 +31,18 @@ func requireView(t *testing.T, helper bool) Status {
 	return st
 }
 
+// bothWays runs f for the view built on a thread and by the helper, each
+// where it can be built here.
+func bothWays(t *testing.T, f func(t *testing.T, st Status, helper bool)) {
+	for _, helper := range []bool{false, true} {
+		name := "thread"
+		if helper {
+			name = "helper"
+		}
+		t.Run(name, func(t *testing.T) { f(t, requireView(t, helper), helper) })
+	}
+}
+
 // gitWorkspace makes w's workspace a git repository with hooks and a
 // config, and the later-running files that exist before a run.
 func gitWorkspace(t *testing.T, w world) {
@@ -53,150 +65,136 @@ func gitWorkspace(t *testing.T, w world) {
 }
 
 func TestSecurityViewKeepsWhatRunsLaterReadOnly(t *testing.T) {
-	for _, helper := range []bool{false, true} {
-		name := "thread"
-		if helper {
-			name = "helper"
+	bothWays(t, func(t *testing.T, st Status, helper bool) {
+		w := newWorld(t)
+		gitWorkspace(t, w)
+		spec := w.spec(t, nil)
+		spec.ViewByHelper = helper
+		refused := []struct{ name, script string }{
+			{"write a git hook", `echo evil > .git/hooks/pre-commit`},
+			{"append to .git/config", `echo '[core] fsmonitor = evil' >> .git/config`},
+			{"replace .git/config", `echo x > c && mv c .git/config`},
+			{"remove .git/config", `rm .git/config`},
+			{"write .git/info/attributes", `echo '* filter=evil' > .git/info/attributes`},
+			{"write editor tasks", `echo '{}' > .vscode/tasks.json`},
+			{"chmod outside the writable trees", `chmod 0666 "$OUT/note"`},
+			{"utime outside the writable trees", `touch -d 2000-01-01 "$OUT/note"`},
+			{"rename outside the writable trees", `mv "$OUT/note" "$OUT/moved"`},
+			{"chmod a key in home", `chmod 0666 "$HOME/.ssh/id_rsa"`},
+			{"chmod mnemos's policy", `chmod 0666 "$PROT/policy.yaml"`},
+			{"write a startup file in home", `echo evil >> "$HOME/.bashrc"`},
+			{"write a PATH directory", `mkdir -p "$HOME/.local/bin" && echo evil > "$HOME/.local/bin/git"`},
+			{"unshare a user namespace", `unshare -U true`},
+			{"leave a set-user-ID program", `cp /bin/true ./t && chmod 4755 ./t`},
+			{"leave a set-group-ID program", `cp /bin/true ./t2 && chmod g+s ./t2`},
+			{"create a set-user-ID file", `/usr/bin/python3 -c 'import os; os.close(os.open("t3", os.O_CREAT|os.O_WRONLY, 0o4755))' && test -u t3`},
 		}
-		t.Run(name, func(t *testing.T) {
-			st := requireView(t, helper)
-			w := newWorld(t)
-			gitWorkspace(t, w)
-			spec := w.spec(t, nil)
-			spec.ViewByHelper = helper
-			refused := []struct{ name, script string }{
-				{"write a git hook", `echo evil > .git/hooks/pre-commit`},
-				{"append to .git/config", `echo '[core] fsmonitor = evil' >> .git/config`},
-				{"replace .git/config", `echo x > c && mv c .git/config`},
-				{"remove .git/config", `rm .git/config`},
-				{"write .git/info/attributes", `echo '* filter=evil' > .git/info/attributes`},
-				{"write editor tasks", `echo '{}' > .vscode/tasks.json`},
-				{"chmod outside the writable trees", `chmod 0666 "$OUT/note"`},
-				{"utime outside the writable trees", `touch -d 2000-01-01 "$OUT/note"`},
-				{"rename outside the writable trees", `mv "$OUT/note" "$OUT/moved"`},
-				{"chmod a key in home", `chmod 0666 "$HOME/.ssh/id_rsa"`},
-				{"chmod mnemos's policy", `chmod 0666 "$PROT/policy.yaml"`},
-				{"write a startup file in home", `echo evil >> "$HOME/.bashrc"`},
-				{"write a PATH directory", `mkdir -p "$HOME/.local/bin" && echo evil > "$HOME/.local/bin/git"`},
-				{"unshare a user namespace", `unshare -U true`},
-				{"leave a set-user-ID program", `cp /bin/true ./t && chmod 4755 ./t`},
-				{"leave a set-group-ID program", `cp /bin/true ./t2 && chmod g+s ./t2`},
-				{"create a set-user-ID file", `/usr/bin/python3 -c 'import os; os.close(os.open("t3", os.O_CREAT|os.O_WRONLY, 0o4755))' && test -u t3`},
+		for _, r := range refused {
+			o := w.run(t, spec, st, nil, "sh", "-c", r.script)
+			if o.code == 0 {
+				t.Errorf("%s: succeeded, want refused", r.name)
 			}
-			for _, r := range refused {
-				o := w.run(t, spec, st, nil, "sh", "-c", r.script)
-				if o.code == 0 {
-					t.Errorf("%s: succeeded, want refused", r.name)
-				}
-				if !o.applied.View {
-					t.Fatalf("%s: ran without the view: %+v", r.name, o.applied)
-				}
+			if !o.applied.View {
+				t.Fatalf("%s: ran without the view: %+v", r.name, o.applied)
 			}
-			// Ordinary work in the workspace, and in .git, goes on.
-			o := w.run(t, spec, st, nil, "sh", "-c", `echo x > f && mkdir -p .git/refs/heads && echo y > .git/index.lock && mv .git/index.lock .git/index && echo z > .git/objects/o && cat f`)
-			if o.code != 0 || o.stdout != "x\n" {
-				t.Errorf("work in the workspace: exit %d, %q, %s", o.code, o.stdout, o.stderr)
-			}
-			b, _ := os.ReadFile(filepath.Join(w.ws, ".git/config"))
-			if strings.Contains(string(b), "evil") || !strings.Contains(string(b), "repositoryformatversion") {
-				t.Errorf(".git/config is now %q", b)
-			}
-			if exists(filepath.Join(w.ws, ".git/hooks/pre-commit")) || exists(filepath.Join(w.ws, ".vscode/tasks.json")) {
-				t.Error("a later-running file was written")
-			}
-			if fi, err := os.Stat(filepath.Join(w.outside, "note")); err != nil || fi.Mode().Perm() != 0o600 {
-				t.Errorf("the note outside is now %v, %v", fi.Mode(), err)
-			}
-			// With GitConfig, the run may write .git/config, and still
-			// not the hooks.
-			spec = w.spec(t, func(o *Options) { o.GitConfig = true })
-			spec.ViewByHelper = helper
-			o = w.run(t, spec, st, nil, "sh", "-c", `echo '[user]' >> .git/config && ! echo x > .git/hooks/post-commit`)
-			if o.code != 0 {
-				t.Errorf("with GitConfig: exit %d: %s", o.code, o.stderr)
-			}
-			// What did not exist is reported, for the caller to look at
-			// when the command ends.
-			if !slices.Contains(o.applied.Absent, filepath.Join(w.ws, ".envrc")) {
-				t.Errorf("absent %v, want .envrc among them", o.applied.Absent)
-			}
-		})
-	}
+		}
+		// Ordinary work in the workspace, and in .git, goes on.
+		o := w.run(t, spec, st, nil, "sh", "-c", `echo x > f && mkdir -p .git/refs/heads && echo y > .git/index.lock && mv .git/index.lock .git/index && echo z > .git/objects/o && cat f`)
+		if o.code != 0 || o.stdout != "x\n" {
+			t.Errorf("work in the workspace: exit %d, %q, %s", o.code, o.stdout, o.stderr)
+		}
+		b, _ := os.ReadFile(filepath.Join(w.ws, ".git/config"))
+		if strings.Contains(string(b), "evil") || !strings.Contains(string(b), "repositoryformatversion") {
+			t.Errorf(".git/config is now %q", b)
+		}
+		if exists(filepath.Join(w.ws, ".git/hooks/pre-commit")) || exists(filepath.Join(w.ws, ".vscode/tasks.json")) {
+			t.Error("a later-running file was written")
+		}
+		if fi, err := os.Stat(filepath.Join(w.outside, "note")); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("the note outside is now %v, %v", fi.Mode(), err)
+		}
+		// With GitConfig, the run may write .git/config, and still
+		// not the hooks.
+		spec = w.spec(t, func(o *Options) { o.GitConfig = true })
+		spec.ViewByHelper = helper
+		o = w.run(t, spec, st, nil, "sh", "-c", `echo '[user]' >> .git/config && ! echo x > .git/hooks/post-commit`)
+		if o.code != 0 {
+			t.Errorf("with GitConfig: exit %d: %s", o.code, o.stderr)
+		}
+		// What did not exist is reported, for the caller to look at
+		// when the command ends.
+		if !slices.Contains(o.applied.Absent, filepath.Join(w.ws, ".envrc")) {
+			t.Errorf("absent %v, want .envrc among them", o.applied.Absent)
+		}
+	})
 }
 
 func TestSecurityViewHidesSocketsOutsideWorkspaceAndTemp(t *testing.T) {
-	for _, helper := range []bool{false, true} {
-		name := "thread"
-		if helper {
-			name = "helper"
-		}
-		t.Run(name, func(t *testing.T) {
-			st := requireView(t, helper)
-			w := newWorld(t)
-			listen := func(p string) {
-				l, err := net.Listen("unix", p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { l.Close() })
-				go func() {
-					for {
-						c, err := l.Accept()
-						if err != nil {
-							return
-						}
-						c.Close()
-					}
-				}()
-			}
-			agent := filepath.Join(w.home, ".agent.sock")
-			session := filepath.Join(w.tmp, "tmux-0")
-			if err := os.MkdirAll(session, 0o700); err != nil {
+	bothWays(t, func(t *testing.T, st Status, helper bool) {
+		w := newWorld(t)
+		listen := func(p string) {
+			l, err := net.Listen("unix", p)
+			if err != nil {
 				t.Fatal(err)
 			}
-			tmux := filepath.Join(session, "default")
-			deep := filepath.Join(w.tmp, "a", "b", "c", "zellij.sock")
-			cached := filepath.Join(w.home, ".cache", "tool", "daemon.sock")
-			for _, p := range []string{deep, cached} {
-				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-					t.Fatal(err)
+			t.Cleanup(func() { l.Close() })
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
 				}
+			}()
+		}
+		agent := filepath.Join(w.home, ".agent.sock")
+		session := filepath.Join(w.tmp, "tmux-0")
+		if err := os.MkdirAll(session, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		tmux := filepath.Join(session, "default")
+		deep := filepath.Join(w.tmp, "a", "b", "c", "zellij.sock")
+		cached := filepath.Join(w.home, ".cache", "tool", "daemon.sock")
+		for _, p := range []string{deep, cached} {
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				t.Fatal(err)
 			}
-			named := filepath.Join(w.tmp, "named.sock")
-			granted := filepath.Join(w.home, "granted.sock")
-			own := filepath.Join(w.ws, "own.sock")
-			for _, p := range []string{agent, tmux, named, granted, own, deep, cached} {
-				listen(p)
-			}
-			if _, err := os.Stat("/usr/bin/python3"); err != nil {
-				t.Skip("needs python3 to connect")
-			}
-			spec := w.spec(t, func(o *Options) {
-				o.MaskSockets = []string{named}
-				o.Sockets = []string{granted}
-			})
-			spec.ViewByHelper = helper
-			connect := `import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])`
-			for _, c := range []struct {
-				path string
-				ok   bool
-			}{{agent, false}, {tmux, false}, {named, false}, {granted, true}, {own, true}, {deep, false}, {cached, false}} {
-				o := w.run(t, spec, st, nil, "/usr/bin/python3", "-c", connect, c.path)
-				if (o.code == 0) != c.ok {
-					t.Errorf("connect %s: exit %d, want success %v: %s", c.path, o.code, c.ok, o.stderr)
-				}
-			}
-			// Outside the sandbox they all still answer.
-			for _, p := range []string{agent, tmux, named} {
-				c, err := net.Dial("unix", p)
-				if err != nil {
-					t.Errorf("%s after the runs: %v", p, err)
-					continue
-				}
-				c.Close()
-			}
+		}
+		named := filepath.Join(w.tmp, "named.sock")
+		granted := filepath.Join(w.home, "granted.sock")
+		own := filepath.Join(w.ws, "own.sock")
+		for _, p := range []string{agent, tmux, named, granted, own, deep, cached} {
+			listen(p)
+		}
+		if _, err := os.Stat("/usr/bin/python3"); err != nil {
+			t.Skip("needs python3 to connect")
+		}
+		spec := w.spec(t, func(o *Options) {
+			o.MaskSockets = []string{named}
+			o.Sockets = []string{granted}
 		})
-	}
+		spec.ViewByHelper = helper
+		connect := `import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])`
+		for _, c := range []struct {
+			path string
+			ok   bool
+		}{{agent, false}, {tmux, false}, {named, false}, {granted, true}, {own, true}, {deep, false}, {cached, false}} {
+			o := w.run(t, spec, st, nil, "/usr/bin/python3", "-c", connect, c.path)
+			if (o.code == 0) != c.ok {
+				t.Errorf("connect %s: exit %d, want success %v: %s", c.path, o.code, c.ok, o.stderr)
+			}
+		}
+		// Outside the sandbox they all still answer.
+		for _, p := range []string{agent, tmux, named} {
+			c, err := net.Dial("unix", p)
+			if err != nil {
+				t.Errorf("%s after the runs: %v", p, err)
+				continue
+			}
+			c.Close()
+		}
+	})
 }
 
 // As root the thread that starts a command shares the command's Landlock
