@@ -24,6 +24,8 @@ type toolSpec struct {
 	ins     []string // options whose value is a file read
 	runs    []string // options whose value is run as a command or loaded as code
 	verb    string
+	// parser marks a program that parses a known format (parse:local).
+	parser bool
 	// gram is how the program reads its options (nil when the catalog
 	// records none); subs, for git, is each subcommand's.
 	gram *grammar
@@ -56,6 +58,8 @@ func parseCatalog(src string) (map[string]toolSpec, error) {
 		"pure": kindPure, "time": kindTime, "read": kindRead, "readdir": kindReadDir,
 		"write": kindWrite, "copy": kindCopy, "move": kindMove, "net": kindNet,
 		"mail": kindMail, "git": kindGit, "navigate": kindNavigate, "exec": kindExec,
+		"llmlocal": kindLLMLocal, "llmonline": kindLLMOnline, "mailread": kindMailRead,
+		"calendar": kindCalendar, "chat": kindChat,
 	}
 	out := map[string]toolSpec{}
 	type grammarLine struct {
@@ -94,6 +98,8 @@ func parseCatalog(src string) (map[string]toolSpec, error) {
 				s.script = true
 			case flag == "mode":
 				s.mode = true
+			case flag == "parser":
+				s.parser = true
 			case strings.HasPrefix(flag, "verb="):
 				s.verb = strings.ReplaceAll(strings.TrimPrefix(flag, "verb="), "_", " ")
 			case strings.HasPrefix(flag, "out:-"):

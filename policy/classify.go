@@ -23,6 +23,10 @@ type Access struct {
 	// names. It can lie in the workspace and be covered by a grant, but it
 	// satisfies no condition of an allow rule.
 	Glob bool `json:"glob,omitempty"`
+	// Model is the model an llm:online access names on its command line
+	// (--model, -m, a JSON body's "model"), "" when not known; the
+	// policy's costs: section estimates the call from it.
+	Model string `json:"model,omitempty"`
 }
 
 // Classification is what a command does, in the registry's vocabulary.
@@ -58,18 +62,23 @@ type Place struct {
 type toolKind int
 
 const (
-	kindExec     toolKind = iota // unknown or code-running: code:exec on the command line
-	kindPure                     // computes on its arguments or stdin only
-	kindTime                     // reads the clock
-	kindRead                     // reads its path arguments (none: stdin)
-	kindReadDir                  // reads its path arguments (none: the working directory)
-	kindWrite                    // writes its path arguments
-	kindCopy                     // reads all path arguments but the last, writes the last
-	kindMove                     // writes (removes or creates) every path argument
-	kindNet                      // network:http to the hosts in its arguments
-	kindMail                     // mail:send to its recipients
-	kindGit                      // per subcommand
-	kindNavigate                 // cd, pushd, popd: no access by themselves
+	kindExec      toolKind = iota // unknown or code-running: code:exec on the command line
+	kindPure                      // computes on its arguments or stdin only
+	kindTime                      // reads the clock
+	kindRead                      // reads its path arguments (none: stdin)
+	kindReadDir                   // reads its path arguments (none: the working directory)
+	kindWrite                     // writes its path arguments
+	kindCopy                      // reads all path arguments but the last, writes the last
+	kindMove                      // writes (removes or creates) every path argument
+	kindNet                       // network:http to the hosts in its arguments
+	kindMail                      // mail:send to its recipients
+	kindGit                       // per subcommand
+	kindNavigate                  // cd, pushd, popd: no access by themselves
+	kindLLMLocal                  // a local model runner (classify_services.go)
+	kindLLMOnline                 // a hosted model's client (classify_services.go)
+	kindMailRead                  // reads a mailbox (classify_services.go)
+	kindCalendar                  // reads a calendar (classify_services.go)
+	kindChat                      // sends to a chat channel (classify_services.go)
 )
 
 // toolKindOf says how a program's arguments map to accesses, from the
@@ -297,6 +306,21 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 				c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
 			}
 		}
+		if spec.parser {
+			c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
+			if name == "pdftotext" && len(paths) == 2 {
+				// pdftotext IN.pdf OUT.txt writes OUT.txt ("-" is stdout).
+				if paths[1].Value != "-" {
+					c.add(pl, FSWrite, paths[1])
+					c.Verb, c.Reversibility = "write", "partial"
+				}
+				paths = paths[:1]
+			}
+			if name == "xmllint" && hasSwitch(args, spec, "--shell") {
+				// Its shell's save and write commands name files on stdin.
+				c.Accesses = append(c.Accesses, Access{Capability: FSWrite, Dynamic: true})
+			}
+		}
 		for _, p := range paths {
 			c.add(pl, FSRead, p)
 		}
@@ -377,6 +401,7 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 				c.Accesses = append(c.Accesses, Access{Capability: FSWrite, Dynamic: true})
 			}
 		}
+		c.serviceRequests(name, spec, args)
 		if name == "ssh" && sshRunsRemote(args) {
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			c.Verb = "run remotely"
@@ -398,6 +423,14 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 		c.optionAccesses(cmd, pl, name, spec)
 		c.Reversibility = "irreversible"
 		rcpts := recipients(args)
+		if name == "mutt" || name == "neomutt" {
+			// mutt -f imaps://host/INBOX reads that mailbox.
+			if f, ok := optionValue(args, "-f"); ok && !f.Dynamic {
+				if u, err := url.Parse(f.Value); err == nil && (u.Scheme == "imap" || u.Scheme == "imaps" || u.Scheme == "pop" || u.Scheme == "pops") {
+					c.Accesses = append(c.Accesses, Access{Capability: MailRead, Target: u.Hostname()})
+				}
+			}
+		}
 		if len(rcpts) == 0 {
 			c.Accesses = append(c.Accesses, Access{Capability: MailSend, Dynamic: true})
 		}
@@ -406,6 +439,8 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 		}
 	case kindGit:
 		classifyGit(&c, cmd, pl)
+	case kindLLMLocal, kindLLMOnline, kindMailRead, kindCalendar, kindChat:
+		c.classifyService(cmd, pl, name, spec)
 	default:
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 		c.Verb = "run"
@@ -454,15 +489,21 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 		if a.Dynamic && a.Capability == FSWrite {
 			c.raise(Ask, "writes to a path that is not known before it runs")
 		}
-		if a.Capability == FSWrite && !a.Dynamic && runsLaterPath(a.Target, pl.Home) {
+		if a.Capability == FSWrite && !a.Dynamic && laterTarget(a.Target, a.Glob, pl.Home, c.Verb != "delete") {
 			runsLater = true
 		}
+	}
+	if !runsLater && linksToLater(cmd, pl) {
+		// A link to what runs later makes every later write through the
+		// link's name a write there (ln -s .git/hooks h; echo x >
+		// h/pre-commit).
+		runsLater = true
 	}
 	if runsLater {
 		// What is written there runs later, outside any decision: it is
 		// running code.
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
-		c.raise(Ask, "writes a file that runs code later (a git hook, git's configuration, a shell startup file)")
+		c.raise(Ask, "writes a file that runs code later (a git hook, git's configuration, a shell startup file, a tool's hooks or tasks, autostart, cron, a PATH directory)")
 	}
 	if showsEnvironment(cmd) {
 		c.Accesses = append(c.Accesses, Access{Capability: FSRead, Target: EnvironmentTarget})
@@ -1671,26 +1712,247 @@ func identChar(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
-// runsLaterPath reports a file whose content a program runs later without
-// a command line anyone judges: a git hook or git's configuration (which
-// names pagers, editors, fsmonitor and filter programs), direnv's .envrc,
-// the shell's startup files in the home directory and the system's.
-func runsLaterPath(p, home string) bool {
-	if strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/hooks") || strings.HasSuffix(p, "/.git/config") ||
-		path.Base(p) == ".envrc" {
+// laterTarget reports a write target whose content a program runs or
+// obeys later without a command line anyone judges, judged on every path
+// it may resolve to: a glob component matches any name it could match
+// (.git/hoo*/pre-commit, .git/conf?g). into is false for a delete: a
+// directory that only holds what runs later is then no such target
+// (rm -rf .git/index.lock, rm -rf .git).
+func laterTarget(p string, glob bool, home string, into bool) bool {
+	if !path.IsAbs(p) {
+		return false
+	}
+	var buf [16]string
+	segs := appendSegments(buf[:0], p)
+	eq := func(seg, lit string) bool {
+		if seg == lit {
+			return true
+		}
+		if !glob || !strings.ContainsAny(seg, "*?[") {
+			return false
+		}
+		ok, err := path.Match(seg, lit)
+		return ok || err != nil
+	}
+	eqAny := func(seg string, lits ...string) bool {
+		for _, l := range lits {
+			if eq(seg, l) {
+				return true
+			}
+		}
+		return false
+	}
+	for i, seg := range segs {
+		rest := segs[i+1:]
+		switch {
+		case eq(seg, ".git"):
+			if gitDirLater(rest, eq, eqAny, into) {
+				return true
+			}
+		case eqAny(seg, ".envrc", ".husky", ".devcontainer", ".idea", ".pre-commit-config.yaml", ".lefthook"):
+			// direnv's .envrc, husky's hooks, dev containers'
+			// definitions, JetBrains run configurations, pre-commit's
+			// configuration: run by the tools that read them.
+			return true
+		case lefthookConfig(seg, glob):
+			return true
+		case eq(seg, ".vscode"):
+			// The editor's tasks, launch configurations and settings
+			// (which name programs it runs).
+			if len(rest) == 0 && into || len(rest) > 0 && eqAny(rest[0], "tasks.json", "launch.json", "settings.json") {
+				return true
+			}
+		}
+	}
+	if home != "" && laterInHome(segs, home, eq, eqAny, into) {
 		return true
+	}
+	return laterSystem(p, segs, eq, eqAny, into)
+}
+
+// gitDirLater is laterTarget below a git directory: rest are the
+// components after ".git". Hooks, configuration (core.fsmonitor, aliases,
+// filters, pagers), per-worktree configuration, info (attributes),
+// commondir; a submodule's under modules/NAME; a linked worktree's
+// commondir, gitdir, configuration and hooks; and, for a write into it
+// (a copy, a move, an archive extracted there), the directory itself.
+func gitDirLater(rest []string, eq func(string, string) bool, eqAny func(string, ...string) bool, into bool) bool {
+	later := func(seg string) bool {
+		return eqAny(seg, "hooks", "config", "config.worktree", "info", "commondir")
 	}
 	switch {
-	case p == "/etc/profile", p == "/etc/bash.bashrc", p == "/etc/bashrc", p == "/etc/environment", p == "/etc/zshenv",
-		p == "/etc/zsh/zshenv", p == "/etc/zsh/zshrc", p == "/etc/profile.d", strings.HasPrefix(p, "/etc/profile.d/"):
+	case len(rest) == 0:
+		return into
+	case later(rest[0]):
+		return true
+	case eq(rest[0], "modules"):
+		if len(rest) <= 2 {
+			return into
+		}
+		for _, s := range rest[2:] {
+			if later(s) {
+				return true
+			}
+		}
+	case eq(rest[0], "worktrees"):
+		if len(rest) <= 2 {
+			return into
+		}
+		return eqAny(rest[2], "commondir", "gitdir", "config.worktree", "hooks")
+	}
+	return false
+}
+
+// lefthookConfig reports lefthook's configuration file names
+// (lefthook.yml, .lefthook-local.yaml, lefthook.toml, lefthook.json).
+func lefthookConfig(seg string, glob bool) bool {
+	if glob && strings.ContainsAny(seg, "*?[") {
+		for _, n := range []string{"lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml"} {
+			if ok, err := path.Match(seg, n); ok || err != nil {
+				return true
+			}
+		}
+		return false
+	}
+	n := strings.TrimPrefix(seg, ".")
+	n = strings.TrimPrefix(n, "lefthook")
+	if len(n) == len(strings.TrimPrefix(seg, ".")) {
+		return false
+	}
+	n = strings.TrimPrefix(n, "-local")
+	switch n {
+	case ".yml", ".yaml", ".toml", ".json":
 		return true
 	}
-	if home == "" || path.Dir(p) != home {
-		return p == path.Join(home, ".config/fish/config.fish") && home != ""
+	return false
+}
+
+// laterInHome is laterTarget in the home directory: the shell's startup
+// files, the user's git configuration, the desktop's autostart entries
+// and application launchers, systemd's user units and environment, the
+// fish shell's configuration, and the user's directories on PATH.
+func laterInHome(segs []string, home string, eq func(string, string) bool, eqAny func(string, ...string) bool, into bool) bool {
+	h := appendSegments(nil, home)
+	if len(segs) <= len(h) {
+		return false
 	}
-	switch path.Base(p) {
-	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".kshrc", ".mkshrc":
+	for i := range h {
+		if segs[i] != h[i] {
+			return false
+		}
+	}
+	rel := segs[len(h):]
+	if len(rel) == 1 && eqAny(rel[0], ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+		".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login",
+		".xprofile", ".xsessionrc", ".xinitrc", ".xsession", ".pam_environment", ".gitconfig") {
 		return true
+	}
+	under := func(parts ...string) bool {
+		if len(rel) < len(parts) {
+			return false
+		}
+		for i, s := range parts {
+			if !eq(rel[i], s) {
+				return false
+			}
+		}
+		return len(rel) > len(parts) || into
+	}
+	return under(".config", "autostart") || under(".config", "systemd", "user") || under(".config", "environment.d") ||
+		under(".local", "share", "applications") || under(".config", "fish") || under(".config", "git", "config") ||
+		under(".local", "bin") && len(rel) <= 3 || under("bin") && len(rel) <= 2 ||
+		under("go", "bin") && len(rel) <= 3 || under(".cargo", "bin") && len(rel) <= 3
+}
+
+// laterSystem is laterTarget outside the home directory: the system's
+// shell startup files, cron's tables, systemd's and init's units, the
+// desktop's system autostart, and the system's directories on PATH.
+func laterSystem(p string, segs []string, eq func(string, string) bool, eqAny func(string, ...string) bool, into bool) bool {
+	switch p {
+	case "/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/environment", "/etc/zshenv", "/etc/zsh/zshenv",
+		"/etc/zsh/zshrc", "/etc/rc.local", "/etc/anacrontab", "/etc/gitconfig", "/etc/ld.so.preload":
+		return true
+	}
+	under := func(parts ...string) bool {
+		if len(segs) < len(parts) {
+			return false
+		}
+		for i, s := range parts {
+			if !eq(segs[i], s) {
+				return false
+			}
+		}
+		return len(segs) > len(parts) || into
+	}
+	if len(segs) >= 2 && eq(segs[0], "etc") && (strings.HasPrefix(segs[1], "cron") || glob1(segs[1], "cron.d")) {
+		return len(segs) > 2 || into || segs[1] == "crontab"
+	}
+	if under("etc", "profile.d") || under("var", "spool", "cron") || under("etc", "systemd") || under("etc", "init.d") ||
+		under("etc", "xdg", "autostart") || under("etc", "zsh") || under("usr", "lib", "systemd") {
+		return true
+	}
+	for _, d := range [][]string{{"bin"}, {"sbin"}, {"usr", "bin"}, {"usr", "sbin"}, {"usr", "local", "bin"}, {"usr", "local", "sbin"}} {
+		if len(segs) <= len(d)+1 && under(d...) {
+			return true
+		}
+	}
+	return false
+}
+
+// glob1 reports a glob component that may match lit.
+func glob1(seg, lit string) bool {
+	if !strings.ContainsAny(seg, "*?[") {
+		return false
+	}
+	ok, err := path.Match(seg, lit)
+	return ok || err != nil
+}
+
+// appendSegments appends the components of an absolute path.
+func appendSegments(out []string, p string) []string {
+	for _, s := range strings.Split(strings.Trim(p, "/"), "/") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// linksToLater reports a link (ln, cp -s, cp -l) whose target is what
+// runs later, or a directory holding it: a write through the link's name
+// later in the script writes there.
+func linksToLater(cmd shellparse.Command, pl Place) bool {
+	name := cmd.Name()
+	if name != "ln" && name != "cp" {
+		return false
+	}
+	args := cmd.Argv[1:]
+	if name == "cp" {
+		link := false
+		for _, w := range args {
+			v := w.Value
+			if v == "-s" || v == "-l" || strings.HasPrefix(v, "--sym") || strings.HasPrefix(v, "--li") ||
+				len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsAny(v, "sl") {
+				link = true
+			}
+		}
+		if !link {
+			return false
+		}
+	}
+	var buf [4]resolved
+	for _, w := range args {
+		if strings.HasPrefix(w.Value, "-") {
+			continue
+		}
+		for _, r := range resolvePaths(pl, w, buf[:0]) {
+			if r.dynamic || laterTarget(r.path, r.glob, pl.Home, true) {
+				if r.dynamic && !strings.Contains(r.path, "/.git") && !strings.HasPrefix(r.path, ".git") {
+					continue
+				}
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -87,7 +87,7 @@ func TestSecurityClassifyHiddenEffects(t *testing.T) {
 		{"sort -k 2 -o sorted.txt data.txt", "fs:write /w/sorted.txt; fs:read /w/data.txt"},
 		{"echo x | sort", "parse:local"},
 		{"uniq in.txt out.txt", "fs:write /w/out.txt; fs:read /w/in.txt"},
-		{"jq .name package.json", "fs:read /w/package.json"},
+		{"jq .name package.json", "parse:local; fs:read /w/package.json"},
 		{"cut -d , -f 2 data.csv", "fs:read /w/data.csv"},
 		{"sed -n '1,5p' README.md", "fs:read /w/README.md"},
 		{"sed 's/a/b/g; /x/d' README.md", "fs:read /w/README.md"},
