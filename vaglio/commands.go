@@ -45,7 +45,7 @@ func isNameLookup(name string) bool {
 func isMetadata(name string) bool {
 	switch name {
 	case "ls", "dir", "vdir", "stat", "test", "[", "[[", "cd", "pushd", "realpath", "readlink", "du",
-		"df", "lsblk", "blkid", "findmnt", "lsof", "fuser", "mountpoint":
+		"df", "lsblk", "blkid", "findmnt", "lsof", "fuser", "mountpoint", "getfacl", "lsattr", "namei":
 		return true
 	}
 	return false

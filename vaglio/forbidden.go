@@ -248,6 +248,9 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 			if carriedValue(baseName(wr.Argv[0]), wr.Argv, i) {
 				continue // a command of its own, as above
 			}
+			if findPattern(wr.Argv, i) {
+				continue // judged on find itself (selectedNames)
+			}
 			buf = buf[:0]
 			if looksLikePath(v) {
 				buf = c.r.dynamicCandidates(c.r.expandHome(v), false, v, buf)
@@ -304,10 +307,14 @@ func selectedNames(name string, argv []shellparse.Word) []string {
 		}
 	case name == "find":
 		runs := false
-		for _, a := range args {
+		for i, a := range args {
 			switch a.Value {
 			case "-exec", "-execdir", "-ok", "-okdir":
-				runs = true
+				// A command that only shows the names it is given
+				// (-exec echo {} \;) reads no content.
+				if i+1 == len(args) || args[i+1].Dynamic || !namesOnly(args[i+1].Value) {
+					runs = true
+				}
 			}
 		}
 		if !runs {
@@ -364,6 +371,30 @@ func carriedValue(prog string, argv []string, i int) bool {
 			return false
 		}
 		return shellparse.SSHRunsOption(opt)
+	}
+	return false
+}
+
+// namesOnly reports programs that, given file names, only print them or
+// parts of them: find's -exec running one reads no content.
+func namesOnly(prog string) bool {
+	switch prog {
+	case "echo", "printf", "basename", "dirname", "realpath", "true":
+		return true
+	}
+	return false
+}
+
+// findPattern reports find's name pattern at argv[i] (-name .env): a
+// pattern it matches names against, not a file. The find command itself is
+// judged with its patterns as the files they select (selectedNames).
+func findPattern(argv []string, i int) bool {
+	if i == 0 || baseName(argv[0]) != "find" {
+		return false
+	}
+	switch argv[i-1] {
+	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
+		return true
 	}
 	return false
 }

@@ -551,6 +551,9 @@ func (c *checker) checkOne(cmd shellparse.Command) {
 	c.spans = [maxCached]struct{ start, end int32 }{}
 	// The roles of the arguments, which the self-tamper and forbidden-path
 	// checks both need.
+	if noExec(cmd) {
+		return
+	}
 	var rolesBuf [16]role
 	roles := argRoles(cmd.Name(), cmd.Argv, rolesBuf[:])
 	_ = c.irrecoverable(cmd) && c.selfTamper(cmd, roles) && c.forbiddenPaths(cmd, roles) && c.recursiveReads(cmd, roles)

@@ -221,6 +221,83 @@ func callsOneOf(code string, names ...string) bool {
 	return false
 }
 
+// printCalls are the calls that only write their argument to standard
+// output or standard error, in the interpreters inlineCode reads. Each is
+// matched where a statement starts, so "os.print(" or "x.puts " is not one.
+var printCalls = [...]string{
+	"print(", "print ", "puts(", "puts ", "say ", "echo ", "printf(",
+	"console.log(", "console.error(", "console.info(", "console.warn(",
+	"process.stdout.write(", "process.stderr.write(",
+}
+
+// onlyPrints reports code that is nothing but calls printing plain string
+// literals ("print('rm -rf /')", "console.log('rm -rf /'); console.log('x')"):
+// its literals are text shown to a person, never run. A literal with
+// anything a language may interpolate or run inside a string ($, @, {, `)
+// or an escape other than \n, \t, \', \" and \\ does not count, nor does any
+// other statement (an assignment could rebind print, an import could
+// redirect standard output to a shell): then the literals are read as
+// usual.
+func onlyPrints(code string) bool {
+	i, n := 0, 0
+	for {
+		for i < len(code) && (code[i] == ' ' || code[i] == '\t' || code[i] == '\n' || code[i] == ';') {
+			i++
+		}
+		if i == len(code) {
+			return n > 0
+		}
+		call := ""
+		for _, p := range printCalls {
+			if strings.HasPrefix(code[i:], p) {
+				call = p
+				break
+			}
+		}
+		if call == "" {
+			return false
+		}
+		i += len(call)
+		paren := strings.HasSuffix(call, "(")
+		for i < len(code) && code[i] == ' ' {
+			i++
+		}
+		if i == len(code) || code[i] != '\'' && code[i] != '"' {
+			return false
+		}
+		q := code[i]
+		i++
+		for ; i < len(code) && code[i] != q; i++ {
+			switch code[i] {
+			case '$', '@', '{', '`', '\n':
+				return false
+			case '\\':
+				if i+1 == len(code) || !strings.ContainsRune("nt'\"\\", rune(code[i+1])) {
+					return false
+				}
+				i++
+			}
+		}
+		if i == len(code) {
+			return false
+		}
+		i++
+		for i < len(code) && code[i] == ' ' {
+			i++
+		}
+		if paren {
+			if i == len(code) || code[i] != ')' {
+				return false
+			}
+			i++
+		}
+		if i < len(code) && code[i] != ';' && code[i] != '\n' && code[i] != ' ' && code[i] != '\t' {
+			return false
+		}
+		n++
+	}
+}
+
 // inlineCodeCommands returns the commands the code's literals stand for.
 func inlineCodeCommands(code string, home string) []shellparse.Command {
 	lits := literals(code)
@@ -274,7 +351,11 @@ func (c *checker) inlineIrrecoverable(cmd shellparse.Command) bool {
 	// found.
 	sub := checker{r: c.r, self: c.self, protectedIn: c.protectedIn, out: c.out, prefix: c.prefix + name + " code: "}
 	defer func() { c.out = sub.out }()
+	printed := outputUnread(cmd)
 	for _, code := range codes {
+		if printed && onlyPrints(code) {
+			continue
+		}
 		for _, inner := range inlineCodeCommands(code, home) {
 			if !sub.irrecoverable(inner) {
 				return false
@@ -282,4 +363,78 @@ func (c *checker) inlineIrrecoverable(cmd shellparse.Command) bool {
 		}
 	}
 	return true
+}
+
+// outputUnread reports a command whose output no other command of the
+// script reads as code: it is in no pipeline, no command or process
+// substitution and no function (whose caller's output may be piped). What
+// such a command prints is shown, not run.
+func outputUnread(cmd shellparse.Command) bool {
+	for _, ctx := range cmd.Context {
+		if strings.ContainsAny(ctx, "|(`") || strings.HasPrefix(ctx, "function") {
+			return false
+		}
+	}
+	return true
+}
+
+// noExec reports a command inside the script of a shell told only to read
+// it (sh -n -c '...', bash -o noexec -c '...'): the shell parses the
+// script and runs none of it, nor the commands it would substitute. A
+// command with redirects is still judged: the guard cannot tell the ones
+// written inside the script from the ones on the shell itself.
+func noExec(cmd shellparse.Command) bool {
+	if len(cmd.Redirects) > 0 {
+		return false
+	}
+	for _, wr := range cmd.Wrappers {
+		if len(wr.Argv) == 0 || !strings.HasSuffix(wr.Name, " -c") {
+			continue
+		}
+		switch baseName(wr.Argv[0]) {
+		case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish":
+		default:
+			continue
+		}
+		if shellNoExec(wr.Argv[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellNoExec reads a shell's options as the shell does, in order: -n or
+// -o noexec turns reading-only on, +n or +o noexec turns it off, fish's
+// --no-execute turns it on.
+func shellNoExec(opts []string) bool {
+	on := false
+	for i := 0; i < len(opts); i++ {
+		s := opts[i]
+		switch {
+		case s == "--" || s == "-" || len(s) < 2 || s[0] != '-' && s[0] != '+':
+			return on
+		case s == "--no-execute":
+			on = true
+			continue
+		case strings.HasPrefix(s, "--"):
+			continue
+		}
+		set := s[0] == '-'
+		for _, c := range s[1:] {
+			switch c {
+			case 'n':
+				on = set
+			case 'o':
+				if i+1 < len(opts) {
+					i++
+					if opts[i] == "noexec" {
+						on = set
+					}
+				}
+			case 'O':
+				i++
+			}
+		}
+	}
+	return on
 }

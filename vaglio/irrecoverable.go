@@ -184,7 +184,7 @@ func (c *checker) irrecoverableArgv(argv []shellparse.Word) bool {
 	switch {
 	case name == "rm":
 		return c.rm(argv)
-	case isMkfs(name) && !onlyHelp(argv[1:]):
+	case isMkfs(name) && !onlyHelp(argv[1:]) && !c.mkfsImage(argv[1:]):
 		word := name
 		if ops := operands(argv[1:]); len(ops) > 0 {
 			word = ops[len(ops)-1].Value
@@ -309,6 +309,49 @@ func rsyncValued(opt string) bool {
 func remotePath(v string) bool {
 	i := strings.IndexByte(v, ':')
 	return i > 0 && !strings.Contains(v[:i], "/")
+}
+
+// mkfsImage reports a file system made in an image file inside the
+// workspace ("mkfs.ext4 disk.img", "mkfs.vfat -C fs.img 1024"): an
+// ordinary write of that file, not a disk. Every word that is not an
+// option (the device, a size or block count, and option values the
+// guard does not tell apart, such as a label) must be a number or a
+// static path strictly inside the workspace and outside /dev; anything
+// computed at run time, a glob, a device, or a path elsewhere keeps the
+// hit.
+func (c *checker) mkfsImage(args []shellparse.Word) bool {
+	if c.ws == "" {
+		return false
+	}
+	ops := operands(args)
+	if len(ops) == 0 {
+		return false
+	}
+	image := false
+	for _, w := range ops {
+		if w.Dynamic || hasMeta(w.Value) || strings.HasPrefix(w.Value, "~") || strings.HasPrefix(w.Value, "$") {
+			return false
+		}
+		if blockCount(w.Value) {
+			continue
+		}
+		if strings.Contains(w.Value, "..") {
+			return false
+		}
+		p := c.r.abs(w.Value)
+		if p == c.ws || !inside(p, c.ws) || inside(p, "/dev") {
+			return false
+		}
+		image = true
+	}
+	return image
+}
+
+// blockCount reports a size or block count as mkfs programs take it: digits,
+// with an optional unit suffix ("1024", "10M", "2g").
+func blockCount(s string) bool {
+	t := strings.TrimRight(s, "kKmMgGtTpPeEsb")
+	return t != "" && len(s)-len(t) <= 2 && strings.Trim(t, "0123456789") == ""
 }
 
 // onlyHelp reports arguments that only ask a program for its usage or
