@@ -151,6 +151,10 @@ type Request struct {
 }
 
 // Identity returns the requester.
+	// Unsandboxed says the command will run outside mnemos's sandbox (a
+	// hook that runs it itself after policy check): a read of a path
+	// not known before it runs then asks at every level.
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
 func (r Request) Identity() approvals.Identity {
 	return approvals.Identity{Channel: r.Channel, Sender: r.Sender}
 }
@@ -439,6 +443,14 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
 			worst = i
 		}
+			if cd.Outcome == policy.Allow {
+				// Both ask at every level, whatever a rule or a grant says.
+				if why := sendsEnvironment(dec.Commands, i, &det.result); why != "" {
+					cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), why
+				} else if req.Unsandboxed && readsUnknown(&det.result) {
+					cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), "reads a path not known before it runs, and runs outside the sandbox"
+				}
+			}
 	}
 	if scorer != nil {
 		g.judgeByModel(ctx, scorer, judge, req, &dec)
@@ -567,6 +579,9 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 // the answer stands, and the person is not asked again straight away.
 // Once that time has passed, the request asks again.
 func (g *Gate) rejectedBefore(ctx context.Context, req Request, dec *Decision) error {
+	if req.Unsandboxed {
+		attrs = append(attrs, slog.Bool("unsandboxed", true))
+	}
 	st, err := g.Store(ctx)
 	if err != nil {
 		return err

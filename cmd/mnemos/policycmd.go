@@ -27,6 +27,8 @@ type CheckCmd struct {
 	JSON    bool `name:"json" help:"Print one JSON object."`
 	DryRun  bool `help:"Record nothing and create no pending approval."`
 	Explain bool `help:"Print the step-by-step trace of policy explain (with --json: the rules considered in each command)."`
+	// Unsandboxed only makes the decision stricter.
+	Unsandboxed bool `help:"The command will run outside mnemos's sandbox (a hook runs it itself): a read of a path not known before it runs asks at every level. Recorded in the audit log."`
 	RequestFlags
 	Command []string `arg:"" passthrough:"partial" help:"The command to check, after --."`
 }
@@ -37,6 +39,7 @@ func (c *CheckCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	req.Unsandboxed = c.Unsandboxed
 	d, err := g.Decide(a.ctx, req, gate.Mode{DryRun: c.DryRun, Explain: c.Explain})
 	if err != nil {
 		return err
