@@ -88,6 +88,7 @@ const (
 	fReversibility
 	fContext
 	fScope
+	fCost
 )
 
 // field is a parsed field path.
@@ -99,12 +100,14 @@ type field struct {
 
 // perAccess reports whether the field differs from one access of the
 // command to the next.
-func (f field) perAccess() bool { return f.kind == fCapability || f.kind == fTarget }
+func (f field) perAccess() bool { return f.kind == fCapability || f.kind == fTarget || f.kind == fCost }
 
 // numeric reports whether the field can ever hold a number.
-func (f field) numeric() bool { return f.kind == fArgc || f.kind == fContext || f.kind == fScope }
+func (f field) numeric() bool {
+	return f.kind == fArgc || f.kind == fContext || f.kind == fScope || f.kind == fCost
+}
 
-const fieldList = "capability (or action), target (or resource), command, argv, argv.N, argc, args, cwd, workspace, level, channel, sender, session, verb, reversibility, scope.KEY or context.KEY"
+const fieldList = "capability (or action), target (or resource), command, argv, argv.N, argc, args, cwd, workspace, level, channel, sender, session, verb, reversibility, cost, scope.KEY or context.KEY"
 
 // maxFieldDepth bounds a dot path below scope or context.
 const maxFieldDepth = 32
@@ -123,7 +126,7 @@ func parseField(s string) (field, error) {
 		"command": fCommand, "argv": fArgv, "args": fArgs, "argc": fArgc,
 		"cwd": fCwd, "workspace": fWorkspace, "level": fLevel,
 		"channel": fChannel, "sender": fSender, "session": fSession,
-		"verb": fVerb, "reversibility": fReversibility,
+		"verb": fVerb, "reversibility": fReversibility, "cost": fCost,
 	}
 	switch head {
 	case "context", "scope":
@@ -334,6 +337,16 @@ func resolve(f field, in *Input, cl *Classification, a *Access) fval {
 			return fval{}
 		}
 		return anyVal(v)
+	case fCost:
+		// An llm:online access's estimate from the costs: section;
+		// absent for other accesses and when no entry matches.
+		if a == nil || in.costs == nil {
+			return fval{}
+		}
+		if v, ok := in.costs.EstimateCost(*a); ok {
+			return numVal(v)
+		}
+		return fval{}
 	}
 	return fval{}
 }
@@ -446,7 +459,7 @@ func (c *Condition) validate() error {
 	switch c.Op {
 	case OpLessThan, OpGreaterThan:
 		if !c.f.numeric() {
-			return fmt.Errorf("%s compares numbers, and field %q is never a number (numeric fields: argc, scope.KEY, context.KEY)", c.Op, c.Field)
+			return fmt.Errorf("%s compares numbers, and field %q is never a number (numeric fields: argc, cost, scope.KEY, context.KEY)", c.Op, c.Field)
 		}
 		return nil
 	}

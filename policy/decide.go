@@ -39,6 +39,8 @@ type Input struct {
 	// joined caches the argv and args fields, built on first use: every
 	// condition rule over them reads the same text.
 	joined [2]joinedText
+	// costs is the policy whose costs: section the field cost reads.
+	costs *Policy
 }
 
 type joinedText struct {
@@ -60,6 +62,9 @@ type AccessResult struct {
 	Access
 	Cell  Cell   `json:"cell"`
 	Grant *Grant `json:"grant,omitempty"`
+	// Cost is an llm:online access's estimated cost per call from the
+	// costs: section (nil when none matches).
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // RuleRef names the rule that matched.
@@ -142,6 +147,7 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classifica
 	// in is this call's copy: what an earlier command cached in the
 	// caller's Input is not this command's.
 	in.joined = [2]joinedText{}
+	in.costs = p
 	// Rules read argv as the program does: an abbreviated long option
 	// written out in full (git reset --har matches a rule on --hard).
 	in.Command, _ = expandOptions(in.Command)
@@ -151,6 +157,9 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classifica
 		for i, a := range cl.Accesses {
 			c := Table(in.Level, a.Capability)
 			res.Accesses[i] = AccessResult{Access: a, Cell: c}
+			if v, ok := p.EstimateCost(a); ok {
+				res.Accesses[i].Cost = &v
+			}
 			res.Cell = stricterCell(res.Cell, c)
 		}
 	}

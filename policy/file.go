@@ -129,6 +129,10 @@ type Policy struct {
 	// per capability (see RateLimitFor). For a stack built by Merge, the
 	// layers' sections combined, for display.
 	RateLimits []RateLimit
+	// Costs is the costs: section: estimated cost per call of hosted
+	// models (costs.go). For a stack built by Merge, the layers' entries,
+	// for display; EstimateCost takes the highest of the layers'.
+	Costs []Cost
 	// Channels is the channels: section: where the cards of new pending
 	// approvals are delivered. For a stack built by Merge, those of the
 	// system and user layers only.

@@ -45,6 +45,9 @@ func Format(p *Policy) []byte {
 	if !p.Sandbox.IsZero() {
 		root.Content = append(root.Content, plain("sandbox"), sandboxNode(p.Sandbox, false))
 	}
+	if len(p.Costs) > 0 {
+		root.Content = append(root.Content, plain("costs"), costsNode(p.Costs))
+	}
 	if len(p.RateLimits) > 0 {
 		root.Content = append(root.Content, plain("rate_limits"), rateLimitsNode(p.RateLimits))
 	}

@@ -217,6 +217,10 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 	}
 	m.Sandbox = m.sandboxSection()
 	m.RateLimits = m.rateLimitSection()
+	m.Costs = nil
+	for _, l := range m.layers {
+		m.Costs = append(m.Costs, l.Costs...)
+	}
 	m.Channels = stackChannels(m.layers)
 	m.Judge = stackJudge(m.layers)
 	if project != nil {

@@ -109,7 +109,7 @@ func parse(name string, data []byte) (*Policy, []*Error) {
 // checkAllExamples checks the match and not_match examples of every rule,
 // a profile's at that profile's level and identity.
 func (d *decoder) checkAllExamples(p *Policy) {
-	base := exampleDefaults{level: p.Level, channel: "cli", sender: "user"}
+	base := exampleDefaults{level: p.Level, channel: "cli", sender: "user", costs: p}
 	for i := range p.Rules {
 		d.errs = append(d.errs, checkExamples(&p.Rules[i], base)...)
 	}
@@ -439,6 +439,8 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 		p.Sandbox = sc
 	case "rate_limits":
 		p.RateLimits = d.rateLimits(v)
+	case "costs":
+		p.Costs = d.costs(v)
 	case "channels":
 		p.Channels = d.channels(v)
 	case "profiles":
@@ -455,7 +457,7 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
 	default:
-		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, rate_limits, channels, profiles, allow, ask, deny or rules)", k.Value))
+		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, rate_limits, costs, channels, profiles, allow, ask, deny or rules)", k.Value))
 	}
 	return nil
 }

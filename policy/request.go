@@ -211,6 +211,7 @@ func (l GrantList) CoveringGrant(_ context.Context, channel, sender string, c Ca
 type exampleDefaults struct {
 	level           Level
 	channel, sender string
+	costs           *Policy // the costs: section the field cost reads
 }
 
 // checkExamples evaluates a rule on its match and not_match examples.
@@ -271,7 +272,7 @@ func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 	pl := PlaceOf(script, cwd, ExampleHome)
 	pl.Workspace = ws
 	for _, c := range script.Commands {
-		in := Input{Command: c, Place: pl, Workspace: ws, Level: level, Channel: ch, Sender: snd, Cwd: cwd, Reason: ex.Reason}
+		in := Input{Command: c, Place: pl, Workspace: ws, Level: level, Channel: ch, Sender: snd, Cwd: cwd, Reason: ex.Reason, costs: def.costs}
 		in.Command, _ = expandOptions(c)
 		cl := Classify(c, pl)
 		if r.matches(&in, &cl) {
