@@ -62,6 +62,13 @@ type Config struct {
 	// VaglioLogFailed, when set, hears the first failure to write vaglio's
 	// log (Paths.VaglioDir); the decision stands whatever it was.
 	VaglioLogFailed func(error)
+	// JudgeThreshold, from the environment (JudgeFromEnv), raises the
+	// policies' judge threshold; below theirs it changes nothing.
+	JudgeThreshold float64
+	// JudgeKind, from the environment (JudgeFromEnv), chooses the judge
+	// for this call: policy.JudgeRuleBased turns a model judge off,
+	// policy.JudgeLLM turns on the one Policy.Judge names, if any.
+	JudgeKind string
 }
 
 // Gate runs the pipeline for one process. It opens the state database only
@@ -144,6 +151,10 @@ type Request struct {
 	// ticket approved with one context is not spent with another.
 	Context map[string]any `json:"context,omitempty"`
 	Scope   map[string]any `json:"scope,omitempty"`
+	// Unsandboxed says the command will run outside mnemos's sandbox (a
+	// hook that runs it itself after policy check): a read of a path
+	// not known before it runs then asks at every level.
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
 
 	// bound is what the request's key binds beyond its words
 	// (binding.go), set by Decide.
@@ -151,10 +162,6 @@ type Request struct {
 }
 
 // Identity returns the requester.
-	// Unsandboxed says the command will run outside mnemos's sandbox (a
-	// hook that runs it itself after policy check): a read of a path
-	// not known before it runs then asks at every level.
-	Unsandboxed bool `json:"unsandboxed,omitempty"`
 func (r Request) Identity() approvals.Identity {
 	return approvals.Identity{Channel: r.Channel, Sender: r.Sender}
 }
@@ -373,6 +380,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if g.cfg.Extra != nil && g.cfg.Extra.JudgeThreshold > threshold {
 		threshold = g.cfg.Extra.JudgeThreshold
 	}
+	threshold = max(threshold, g.cfg.JudgeThreshold)
 	judge := vaglio.Judge{Threshold: threshold}
 	scorer := g.scorer()
 	grants := &lazyGrants{g: g}
@@ -435,14 +443,6 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			if cd.Outcome == policy.Allow && dirs.afterCdpath(i) {
 				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, "parse", "CDPATH may take a cd NAME before it to another directory than NAME below this one"
 			}
-			if cd.Outcome != policy.Deny && scorer == nil {
-				det.verdict = ruleJudge(judge, req.Reason, cd, "")
-				cd.judged(&det.verdict)
-			}
-		}
-		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
-			worst = i
-		}
 			if cd.Outcome == policy.Allow {
 				// Both ask at every level, whatever a rule or a grant says.
 				if why := sendsEnvironment(dec.Commands, i, &det.result); why != "" {
@@ -451,6 +451,14 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 					cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), "reads a path not known before it runs, and runs outside the sandbox"
 				}
 			}
+			if cd.Outcome != policy.Deny && scorer == nil {
+				det.verdict = ruleJudge(judge, req.Reason, cd, "")
+				cd.judged(&det.verdict)
+			}
+		}
+		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
+			worst = i
+		}
 	}
 	if scorer != nil {
 		g.judgeByModel(ctx, scorer, judge, req, &dec)
@@ -571,6 +579,9 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 	if dec.Ticket != "" {
 		attrs = append(attrs, slog.String("ticket", dec.Ticket))
 	}
+	if req.Unsandboxed {
+		attrs = append(attrs, slog.Bool("unsandboxed", true))
+	}
 	return g.cfg.Audit.Append(ctx, "policy.decision", attrs...)
 }
 
@@ -579,9 +590,6 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 // the answer stands, and the person is not asked again straight away.
 // Once that time has passed, the request asks again.
 func (g *Gate) rejectedBefore(ctx context.Context, req Request, dec *Decision) error {
-	if req.Unsandboxed {
-		attrs = append(attrs, slog.Bool("unsandboxed", true))
-	}
 	st, err := g.Store(ctx)
 	if err != nil {
 		return err

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/vaglio"
@@ -107,11 +110,18 @@ func (s *httpScorer) Score(ctx context.Context, system, user string) (string, er
 // scorer returns the model-based judge the policy chose, or nil for the
 // rule-based one.
 func (g *Gate) scorer() Scorer {
+	if g.cfg.JudgeKind == policy.JudgeRuleBased {
+		return nil
+	}
 	if g.cfg.Scorer != nil {
 		return g.cfg.Scorer
 	}
 	j := g.cfg.Policy.Judge
-	if j.Kind != policy.JudgeLLM {
+	// Config.JudgeKind turns on only an endpoint the user's or the
+	// system's policy names (a project's or --policy's judge is never in
+	// Policy.Judge).
+	on := j.Kind == policy.JudgeLLM || g.cfg.JudgeKind == policy.JudgeLLM && j.Endpoint != ""
+	if !on {
 		return nil
 	}
 	key := ""
@@ -215,3 +225,43 @@ func (g *Gate) overModelLimit(ctx context.Context) (bool, string) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Seed 003's environment knobs for the judge.
+const (
+	EnvJudgeThreshold = "MNEMOS_JUDGE_THRESHOLD"
+	EnvJudgeKind      = "MNEMOS_JUDGE_KIND"
+)
+
+// JudgeFromEnv reads seed 003's knobs for one call, made safe: a
+// threshold may raise the policy's, never lower it; rule-based-v1 turns a
+// configured model judge off; llm-v1 turns one on only where p (the user's
+// and system's policy) names its endpoint. What it ignores it says in
+// warnings, for the caller to print. The results go to Config.JudgeThreshold
+// and Config.JudgeKind.
+func JudgeFromEnv(getenv func(string) string, p *policy.Policy) (threshold float64, kind string, warnings []string) {
+	if v := strings.TrimSpace(getenv(EnvJudgeThreshold)); v != "" {
+		t, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err != nil || math.IsNaN(t) || t < 0 || t > 1:
+			warnings = append(warnings, fmt.Sprintf("%s=%s is not a number from 0 to 1; the policy's threshold %.2f stands", EnvJudgeThreshold, approvals.Printable(v), p.JudgeThreshold))
+		case t < p.JudgeThreshold:
+			warnings = append(warnings, fmt.Sprintf("%s=%s is below the policy's threshold %.2f, which stands (the environment may only raise it)", EnvJudgeThreshold, approvals.Printable(v), p.JudgeThreshold))
+		default:
+			threshold = t
+		}
+	}
+	switch v := strings.TrimSpace(getenv(EnvJudgeKind)); v {
+	case "":
+	case policy.JudgeRuleBased:
+		kind = v
+	case policy.JudgeLLM:
+		if p.Judge.Endpoint == "" {
+			warnings = append(warnings, fmt.Sprintf("%s=%s is ignored: no user or system policy names the judge's endpoint (judge: endpoint: and model:)", EnvJudgeKind, v))
+		} else {
+			kind = v
+		}
+	default:
+		warnings = append(warnings, fmt.Sprintf("%s=%s is ignored: want %s or %s", EnvJudgeKind, approvals.Printable(v), policy.JudgeRuleBased, policy.JudgeLLM))
+	}
+	return threshold, kind, warnings
+}

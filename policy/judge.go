@@ -36,7 +36,10 @@ const (
 //
 // The llm-v1 judge sends the redacted commands of every request the guard
 // and the rules did not deny to the endpoint, an OpenAI-compatible chat
-// completions URL; it can deny, never allow.
+// completions URL; it can deny, never allow. With kind rule-based-v1 the
+// same keys name a model judge that stays off until a call asks for it
+// (MNEMOS_JUDGE_KIND=llm-v1): the environment can turn on only an endpoint
+// the user or the system chose.
 type JudgeModel struct {
 	Kind      string        `json:"kind,omitempty"`
 	Endpoint  string        `json:"endpoint,omitempty"`
@@ -122,12 +125,12 @@ func (d *decoder) judgeKey(k, v *yaml.Node, j *JudgeModel) (ok bool, err *Error)
 // llm-v1 judge needs an endpoint and a model; the other keys mean nothing
 // without it.
 func (d *decoder) checkJudge(n *yaml.Node, j *JudgeModel) *Error {
-	if j.Kind == JudgeLLM {
+	if j.Kind == JudgeLLM || j.Kind == JudgeRuleBased && (j.Endpoint != "" || j.Model != "") {
 		switch {
 		case j.Endpoint == "":
-			return d.errAt(n, "judge kind llm-v1 needs endpoint: (an OpenAI-compatible chat completions URL)")
+			return d.errAt(n, "judge kind "+j.Kind+" needs endpoint: (an OpenAI-compatible chat completions URL) to name a model judge")
 		case j.Model == "":
-			return d.errAt(n, "judge kind llm-v1 needs model: (the model's name at the endpoint)")
+			return d.errAt(n, "judge kind "+j.Kind+" needs model: (the model's name at the endpoint) to name a model judge")
 		}
 		if j.Timeout == 0 {
 			j.Timeout = DefaultJudgeTimeout
@@ -135,7 +138,7 @@ func (d *decoder) checkJudge(n *yaml.Node, j *JudgeModel) *Error {
 		return nil
 	}
 	if j.Endpoint != "" || j.Model != "" || j.Timeout != 0 || j.APIKeyEnv != "" || j.MaxCallsPerDay != 0 {
-		return d.errAt(n, "judge endpoint, model, timeout, api_key_env and max_calls_per_day need kind: llm-v1")
+		return d.errAt(n, "judge endpoint, model, timeout, api_key_env and max_calls_per_day need kind: llm-v1 (or kind: rule-based-v1 with endpoint and model, for a model judge turned on per call)")
 	}
 	return nil
 }
@@ -177,7 +180,7 @@ func judgeNode(threshold float64, writeThreshold bool, j JudgeModel) *yaml.Node 
 		return n
 	}
 	n.Content = append(n.Content, plain("kind"), plain(j.Kind))
-	if j.Kind == JudgeLLM {
+	if j.Endpoint != "" {
 		n.Content = append(n.Content, plain("endpoint"), quoted(j.Endpoint), plain("model"), quoted(j.Model),
 			plain("timeout"), plain(formatDuration(j.Timeout)))
 		if j.APIKeyEnv != "" {

@@ -71,3 +71,31 @@ func TestSecurityProjectCannotChooseTheJudge(t *testing.T) {
 		t.Errorf("system's judge: %+v", m.Judge)
 	}
 }
+
+// TestJudgeNamedButOff: kind rule-based-v1 may name a model judge (endpoint
+// and model), which stays off until a call asks for it; Format keeps it.
+// Without a kind, or with half of it named, the section is an error.
+func TestJudgeNamedButOff(t *testing.T) {
+	p := mustParse(t, "judge:\n  kind: rule-based-v1\n  endpoint: http://127.0.0.1:11434/v1/chat/completions\n  model: qwen3:8b\n")
+	if p.Judge.Kind != JudgeRuleBased || p.Judge.Endpoint == "" || p.Judge.Timeout != DefaultJudgeTimeout {
+		t.Fatalf("judge = %+v", p.Judge)
+	}
+	q, err := Parse("again.yaml", Format(p))
+	if err != nil {
+		t.Fatalf("formatted policy does not parse: %v\n%s", err, Format(p))
+	}
+	q.Judge.Pos, p.Judge.Pos = Pos{}, Pos{}
+	if q.Judge != p.Judge {
+		t.Errorf("round trip: %+v, want %+v", q.Judge, p.Judge)
+	}
+	for src, want := range map[string]string{
+		"judge: {endpoint: 'http://127.0.0.1:1/v1/chat/completions', model: m}\n":            "need kind: llm-v1",
+		"judge: {kind: rule-based-v1, endpoint: 'http://127.0.0.1:1/v1/chat/completions'}\n": "judge kind rule-based-v1 needs model",
+		"judge: {kind: rule-based-v1, model: m}\n":                                           "judge kind rule-based-v1 needs endpoint",
+		"judge: {kind: rule-based-v1, api_key_env: K}\n":                                     "need kind: llm-v1",
+	} {
+		if _, err := Parse("bad.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", src, err, want)
+		}
+	}
+}

@@ -422,11 +422,16 @@ func (a *app) gate() (*gate.Gate, error) {
 			vars[k] = v
 		}
 	}
+	threshold, kind, warnings := gate.JudgeFromEnv(a.getenv, pol)
+	for _, w := range warnings {
+		fmt.Fprintf(a.io.err, "mnemos: warning: %s\n", w)
+	}
 	a.g = gate.New(gate.Config{
 		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self, Vars: vars,
 		Now: a.now, Rand: rand.Reader, Log: a.log,
 		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
 		Probe: probeSandbox, Getenv: a.getenv, Environ: a.environ,
+		JudgeThreshold: threshold, JudgeKind: kind,
 		VaglioLogFailed: func(err error) {
 			fmt.Fprintf(a.io.err, "mnemos: warning: vaglio's log was not written (the decision stands): %s\n", oneLine(err.Error()))
 		},
