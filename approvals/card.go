@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -36,8 +37,25 @@ type Card struct {
 	Recurrence      int    // earlier requests of the same class
 	// More counts the request's other accesses, shown as "and N more"
 	// after the class; `mnemos approvals show` lists them all.
-	More  int
-	Token string
+	More int
+	// Estimate is the request's estimated cost ("$0.1 a call"), shown in
+	// the meta line; empty when no access has one.
+	Estimate string
+	Token    string
+}
+
+// estimate sums the estimated cost of a request's accesses.
+func estimate(acc []Access) string {
+	sum, any := 0.0, false
+	for _, a := range acc {
+		if a.Cost != nil {
+			sum, any = sum+*a.Cost, true
+		}
+	}
+	if !any {
+		return ""
+	}
+	return "est. $" + strconv.FormatFloat(sum, 'f', -1, 64) + " a call"
 }
 
 // Button is one answer a channel can offer under the card.
@@ -117,6 +135,9 @@ func RenderCard(c Card) []string {
 	}
 	marker := territoryMarker(c.Territory)
 	question := "May I " + verb + "?"
+	if e := Printable(c.Estimate); e != "" {
+		class += " | " + e
+	}
 	meta := rev + " | class: " + class + marker
 
 	switch Form(c.Recurrence) {

@@ -81,6 +81,9 @@ type Identity struct {
 type Access struct {
 	Capability policy.Capability `json:"capability"`
 	Target     string            `json:"target,omitempty"`
+	// Cost is an llm:online access's estimated dollars a call (the
+	// policy's costs: section), shown on the card.
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // Details is what a request carries beyond the card, stored as JSON in
@@ -170,6 +173,7 @@ func (p Pending) Card() Card {
 		Territory:       p.Territory,
 		Recurrence:      p.Recurrence,
 		More:            max(0, len(p.Details.Accesses)-1),
+		Estimate:        estimate(p.Details.Accesses),
 		Token:           p.Token,
 	}
 }

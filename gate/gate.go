@@ -161,11 +161,6 @@ type Request struct {
 	bound *binding
 }
 
-// Identity returns the requester.
-func (r Request) Identity() approvals.Identity {
-	return approvals.Identity{Channel: r.Channel, Sender: r.Sender}
-}
-
 // Key binds approvals and tickets to this exact request.
 func (r Request) Key() string {
 	return approvals.RequestKey(approvals.KeyInput{Channel: r.Channel, Sender: r.Sender, Cwd: r.Cwd, Argv: r.Argv,
@@ -680,7 +675,7 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			if s, err := policy.Lookup(a.Capability); err == nil && s.DefaultApproval == policy.ApprovalNone && c.DecidedBy != "rate-limit" {
 				continue
 			}
-			accesses = append(accesses, approvals.Access{Capability: a.Capability, Target: a.Target})
+			accesses = append(accesses, approvals.Access{Capability: a.Capability, Target: a.Target, Cost: a.Cost})
 		}
 	}
 	accesses = approvals.SortAccesses(accesses)
