@@ -229,7 +229,8 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	if runErr == nil && cmd.ProcessState != nil && cmd.ProcessState.Exited() && code != 0 && applied.Enforced {
 		refused = sandbox.Refusals(spec, applied, g.cfg.UserHome, g.namedNeeds(req, dec))
 	}
-	sandboxAttrs := []any{slog.Int("landlock_abi", applied.ABI), slog.Bool("enforced", applied.Enforced),
+	sandboxAttrs := []any{slog.String("summary", applied.Summary()),
+		slog.Int("landlock_abi", applied.ABI), slog.Bool("enforced", applied.Enforced),
 		slog.Bool("fs", applied.FS), slog.Bool("net", applied.Net), slog.Bool("scoped", applied.Scoped),
 		slog.Bool("seccomp", applied.Seccomp),
 		slog.Any("notes", applied.Notes)}

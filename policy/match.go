@@ -93,10 +93,8 @@ func matchIn(rules []Rule, ix *ruleIndex, in *Input, cl *Classification) *Rule {
 	return nil
 }
 
-// Matches reports whether every matcher the rule sets holds for the
+// matches reports whether every matcher the rule sets holds for the
 // command.
-func (r *Rule) Matches(in Input, cl Classification) bool { return r.matches(&in, &cl) }
-
 func (r *Rule) matches(in *Input, cl *Classification) bool { return r.check(in, cl, nil) }
 
 // check implements the quantifiers of doc.go: command-level conditions

@@ -65,8 +65,14 @@ func Prepare(spec Spec, st Status) *Prepared {
 	return p
 }
 
-// StartPrepared is StartOn, on the thread pre confined when pre was made
-// for spec and st (pre may be nil). pre is used up either way.
+// StartPrepared is Start on a kernel described by st, as Probe returned
+// it, on the thread pre confined when pre was made for spec and st (pre may
+// be nil); pre is used up either way. A caller that has probed already
+// passes what it found, so the run is reported as it was confined. A
+// Status with a lower ABI than the kernel's enforces only what that ABI
+// knows, and one with ABI 0 starts the command unconfined unless
+// spec.Required (tests use this to see how older kernels are treated); an
+// ABI the kernel does not have fails without starting the command.
 func StartPrepared(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, error) {
 	return startWith(cmd, spec, st, pre)
 }

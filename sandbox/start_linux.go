@@ -39,17 +39,6 @@ func Start(cmd *exec.Cmd, spec Spec) (Applied, error) {
 	return start(cmd, spec, Probe())
 }
 
-// StartOn is Start on a kernel described by st, as Probe returned it: a
-// caller that has probed already passes what it found, so the run is
-// reported as it was confined. A Status with a lower ABI than the
-// kernel's enforces only what that ABI knows, and one with ABI 0 starts
-// the command unconfined unless spec.Required (tests use this to see how
-// older kernels are treated); an ABI the kernel does not have fails
-// without starting the command.
-func StartOn(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
-	return start(cmd, spec, st)
-}
-
 // handled is what a ruleset restricts.
 type handled struct{ fs, net, scoped uint64 }
 

@@ -10,11 +10,11 @@ import (
 // Start starts cmd. Landlock is Linux-only, so the command runs unconfined
 // unless spec.Required, and the returned Applied says so.
 func Start(cmd *exec.Cmd, spec Spec) (Applied, error) {
-	return StartOn(cmd, spec, Probe())
+	return startOn(cmd, spec, Probe())
 }
 
-// StartOn is Start, reporting st.
-func StartOn(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
+// startOn is Start, reporting st.
+func startOn(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
 	a := Applied{}
 	p, err := buildPlan(spec)
 	if err != nil {
@@ -40,7 +40,7 @@ func (*Prepared) Wait() {}
 // Close does nothing.
 func (*Prepared) Close() {}
 
-// StartPrepared is StartOn.
+// StartPrepared is startOn.
 func StartPrepared(cmd *exec.Cmd, spec Spec, st Status, _ *Prepared) (Applied, error) {
-	return StartOn(cmd, spec, st)
+	return startOn(cmd, spec, st)
 }
