@@ -75,6 +75,9 @@ func dirNeutral(cmd shellparse.Command) bool {
 	if cmd.Name() == "find" && findFromHere(cmd.Argv[1:]) {
 		return false // find's unwritten starting point is "."
 	}
+	if isMkfs(path.Base(cmd.Name())) {
+		return false // an image file is judged by whether it is in the workspace
+	}
 	for _, w := range cmd.Argv {
 		if w.Dynamic || !neutralText(w.Value) || gitText(w.Value) {
 			return false
