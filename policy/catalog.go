@@ -40,12 +40,13 @@ func (s toolSpec) takes(opt string) bool {
 		slices.Contains(s.ins, opt) || slices.Contains(s.runs, opt) {
 		return true
 	}
-	return s.gram != nil && s.gram.takesValue(opt)
+	g := s.gram.built()
+	return g != nil && g.takesValue(opt)
 }
 
 // catalog is the parsed catalog, built once and never changed.
 var catalog = sync.OnceValue(func() map[string]toolSpec {
-	m, err := parseCatalog(catalogSource)
+	m, err := parseCatalogLazy(catalogSource)
 	if err != nil {
 		// catalog.txt is embedded and tested; failing here is a build defect.
 		panic("policy: " + err.Error())
@@ -53,7 +54,33 @@ var catalog = sync.OnceValue(func() map[string]toolSpec {
 	return m
 })
 
+// parseCatalog parses the catalog and builds every option grammar in it,
+// so that a bad options line is an error (the tests take this way).
 func parseCatalog(src string) (map[string]toolSpec, error) {
+	m, err := parseCatalogLazy(src)
+	if err != nil {
+		return nil, err
+	}
+	for _, spec := range m {
+		gs := []*grammar{spec.gram}
+		for _, g := range spec.subs {
+			gs = append(gs, g)
+		}
+		for _, g := range gs {
+			if g != nil {
+				if err := g.build(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+// parseCatalogLazy parses the catalog, leaving each program's option
+// grammar to be built the first time a command of that program needs it:
+// building all of them costs a couple of milliseconds at every start.
+func parseCatalogLazy(src string) (map[string]toolSpec, error) {
 	kinds := map[string]toolKind{
 		"pure": kindPure, "time": kindTime, "read": kindRead, "readdir": kindReadDir,
 		"write": kindWrite, "copy": kindCopy, "move": kindMove, "net": kindNet,
@@ -178,6 +205,11 @@ type spelling struct {
 // grammar is how a program (or a git subcommand) reads its options, from
 // the catalog's options lines.
 type grammar struct {
+	// pending are the options lines not read yet (see built).
+	once    sync.Once
+	err     error
+	pending []pendingLine
+
 	style  optStyle
 	groups []optGroup
 	long   []spelling     // sorted by text
@@ -217,12 +249,7 @@ func addGrammar(cat map[string]toolSpec, f []string) error {
 		} else if g.style != style {
 			return fmt.Errorf("options for %s: style %s, but an earlier line says otherwise", name, f[1])
 		}
-		for _, tok := range f[2:] {
-			if err := g.add(tok); err != nil {
-				return fmt.Errorf("options for %s: %w", name, err)
-			}
-		}
-		g.index()
+		g.pending = append(g.pending, pendingLine{name: name, toks: f[2:]})
 		if isSub {
 			if s.subs == nil {
 				s.subs = map[string]*grammar{}
@@ -234,6 +261,41 @@ func addGrammar(cat map[string]toolSpec, f []string) error {
 		cat[prog] = s
 	}
 	return nil
+}
+
+// pendingLine is one options line's tokens, for the program named.
+type pendingLine struct {
+	name string
+	toks []string
+}
+
+// build reads the pending options lines and indexes the grammar, once.
+func (g *grammar) build() error {
+	g.once.Do(func() {
+		for _, l := range g.pending {
+			for _, tok := range l.toks {
+				if err := g.add(tok); err != nil {
+					g.err = fmt.Errorf("options for %s: %w", l.name, err)
+					return
+				}
+			}
+		}
+		g.pending = nil
+		g.index()
+	})
+	return g.err
+}
+
+// built returns the grammar, read and indexed; nil for none.
+func (g *grammar) built() *grammar {
+	if g == nil {
+		return nil
+	}
+	if err := g.build(); err != nil {
+		// catalog.txt is embedded and tested; failing here is a build defect.
+		panic("policy: catalog: " + err.Error())
+	}
+	return g
 }
 
 // add reads one OPTION token.

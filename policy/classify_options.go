@@ -128,8 +128,8 @@ func longMatch(opt string, names []string, spec toolSpec) bool {
 	if !strings.HasPrefix(opt, "--") || len(opt) < 3 {
 		return false
 	}
-	if spec.gram != nil {
-		return spec.gram.names(opt[2:], names)
+	if g := spec.gram.built(); g != nil {
+		return g.names(opt[2:], names)
 	}
 	if spec.takes(opt) {
 		return false
@@ -554,7 +554,7 @@ func (g *grammar) staticName(v string) bool {
 }
 
 // gitGrammar is the grammar of a git subcommand, or nil.
-func gitGrammar(sub string) *grammar { return catalog()["git"].subs[sub] }
+func gitGrammar(sub string) *grammar { return catalog()["git"].subs[sub].built() }
 
 // optionGrammar finds the grammar that reads a command's options: the
 // program's, or for git the subcommand's, with the index in argv where
@@ -568,7 +568,7 @@ func optionGrammar(cmd shellparse.Command) (g *grammar, start int) {
 		return nil, 0
 	}
 	if spec.kind != kindGit {
-		return spec.gram, 1
+		return spec.gram.built(), 1
 	}
 	// git's own options come before the subcommand, each as one word or
 	// with its value in the next (-C DIR, -c NAME=VALUE).
@@ -579,7 +579,7 @@ func optionGrammar(cmd shellparse.Command) (g *grammar, start int) {
 		}
 		v := w.Value
 		if !strings.HasPrefix(v, "-") {
-			return spec.subs[v], i + 1
+			return spec.subs[v].built(), i + 1
 		}
 		if !strings.Contains(v, "=") && spec.takes(v) {
 			i++

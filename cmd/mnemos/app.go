@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -335,7 +338,44 @@ func loadPolicy(p gate.Paths) (*policy.Policy, error) {
 	if _, err := os.Stat(p.PolicyFile); errors.Is(err, fs.ErrNotExist) {
 		return policy.Default(), nil
 	}
-	return policy.Load(p.PolicyFile)
+	data, err := os.ReadFile(p.PolicyFile)
+	if err != nil {
+		return policy.Load(p.PolicyFile)
+	}
+	// The rules' examples are checked once for each content of the file
+	// and each build of mnemos, not at every start: a record in the state
+	// directory (which confined commands cannot write) holds the digest
+	// of the last file whose examples held.
+	marker := filepath.Join(p.StateDir, "policy-examples-checked")
+	key := examplesKey(data)
+	if old, err := os.ReadFile(marker); err == nil && key != "" && string(old) == key {
+		return policy.ParseExamplesChecked(p.PolicyFile, data)
+	}
+	pol, err := policy.Parse(p.PolicyFile, data)
+	if err == nil && key != "" {
+		if _, serr := os.Stat(p.StateDir); serr == nil {
+			_ = os.WriteFile(marker, []byte(key), 0o600)
+		}
+	}
+	return pol, err
+}
+
+// examplesKey identifies a policy's content checked by this build of
+// mnemos: the digest of the file and of the binary's size and time; "" when
+// the binary cannot be found.
+func examplesKey(data []byte) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00", exe, fi.Size(), fi.ModTime().UnixNano())
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // systemPolicyFile is where the administrator's policy is read from. It is
