@@ -15,6 +15,11 @@ type Word struct {
 	// Dynamic is true when the shell would compute part of the word at run
 	// time (an unknown variable, a command substitution, a glob, ...).
 	Dynamic bool `json:"dynamic,omitempty"`
+	// TildeLiteral is true when the word's leading "~" was written quoted
+	// or escaped ('~', "~", \~): the shell does not expand it, so it names
+	// a file called "~", not a home directory. A word built without the
+	// parser leaves it false, and "~" is then read as home.
+	TildeLiteral bool `json:"tilde_literal,omitempty"`
 }
 
 // Redirect is one redirection of a simple command.

@@ -25,11 +25,14 @@ type field struct {
 	// num marks a dynamic word whose every part known only at run time
 	// is an integer ($((…)), $#, a variable holding an integer, $(wc -l)).
 	num bool
+	// tildeLit marks a static field whose leading "~" was quoted or
+	// escaped in the source (see Word.TildeLiteral).
+	tildeLit bool
 }
 
 func lit(s string) field { return field{val: s, tmpl: s} }
 
-func (f field) word() Word { return Word{Value: f.val, Dynamic: f.dyn} }
+func (f field) word() Word { return Word{Value: f.val, Dynamic: f.dyn, TildeLiteral: f.tildeLit} }
 
 // text is the field as script text: static value or template.
 func (f field) text() string {
@@ -173,13 +176,46 @@ func (w *walker) fields(st *state, words []*syntax.Word) []field {
 		wc := *word
 		if syntax.SplitBraces(&wc) {
 			for _, piece := range w.braces(&wc) {
-				out = w.fieldsOf(st, piece, out)
+				out = markTilde(piece, len(out), w.fieldsOf(st, piece, out))
 			}
 			continue
 		}
-		out = w.fieldsOf(st, word, out)
+		out = markTilde(word, len(out), w.fieldsOf(st, word, out))
 	}
 	return out
+}
+
+// markTilde marks the first field a word expanded to (fs[first:]) as
+// holding a literal leading "~" when the word starts with a quoted or
+// escaped tilde. Only what the source shows counts: a "~" that came out
+// of a variable is left unmarked, and the guard then still reads it as
+// home (more than the shell would, never less).
+func markTilde(word *syntax.Word, first int, fs []field) []field {
+	if first < len(fs) && !fs[first].dyn && strings.HasPrefix(fs[first].val, "~") && quotedTilde(word) {
+		fs[first].tildeLit = true
+	}
+	return fs
+}
+
+// quotedTilde reports a word whose first character is a "~" the shell
+// will not expand: '~…', $'~…', "~…" or \~….
+func quotedTilde(word *syntax.Word) bool {
+	if len(word.Parts) == 0 {
+		return false
+	}
+	switch p := word.Parts[0].(type) {
+	case *syntax.SglQuoted:
+		return strings.HasPrefix(p.Value, "~")
+	case *syntax.DblQuoted:
+		if len(p.Parts) == 0 {
+			return false
+		}
+		l, ok := p.Parts[0].(*syntax.Lit)
+		return ok && strings.HasPrefix(l.Value, "~")
+	case *syntax.Lit:
+		return strings.HasPrefix(p.Value, `\~`)
+	}
+	return false
 }
 
 // exactParam handles a word that is exactly "$@", "$N" or "${N}" so that

@@ -153,7 +153,14 @@ func (r resolver) wordCandidates(w shellparse.Word, out []candidate) []candidate
 		return out
 	}
 	if !w.Dynamic {
-		raw := r.expandHome(w.Value)
+		raw := w.Value
+		if !w.TildeLiteral {
+			// A quoted or escaped "~" ('~', "~", \~) is a file of that
+			// name in the working directory, as the shell leaves it. Words
+			// built without the parser (argv, inline code's literals) do
+			// not carry the mark and keep reading "~" as home.
+			raw = r.expandHome(raw)
+		}
 		p := r.abs(raw)
 		out = append(out, newCandidate(p, false, false, w.Value))
 		if t, ok := r.traversed(raw); ok {
