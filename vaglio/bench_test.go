@@ -29,13 +29,18 @@ func BenchmarkGuardCheck(b *testing.B) {
 	}
 }
 
-func BenchmarkGuardCheckScript(b *testing.B) {
-	g := testGuard()
+// BenchmarkGuardCheckDirs: the script's commands as the gate checks them
+// when a cd in the script adds a directory they may start in.
+func BenchmarkGuardCheckDirs(b *testing.B) {
+	p := testGuard().Prepare()
 	s := benchScript()
 	b.ReportAllocs()
 	for b.Loop() {
-		if hits := g.CheckScript(s, "/home/u/proj"); len(hits) != 0 {
-			b.Fatal(hits)
+		d := p.ForDirs([]string{"/home/u/proj", "/home/u/proj/build"})
+		for _, c := range s.Commands {
+			if h, hit := d.Check(c); hit {
+				b.Fatal(h)
+			}
 		}
 	}
 }

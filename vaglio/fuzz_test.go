@@ -10,8 +10,9 @@ import (
 )
 
 // FuzzGuardCheck: the guard never panics, gives the same answer twice (and
-// prepared), and CheckScript's first hit for a one-command script is
-// Check's hit.
+// prepared), and the directory checker the gate runs (ForDirs) gives, for
+// a command that may start in cwd or the project directory, Check's first
+// hit in the first of them that has one.
 func FuzzGuardCheck(f *testing.F) {
 	for _, s := range []struct{ line, redirect, ctx, assign, cwd string }{
 		{"rm -rf /", "", "", "", "/"},
@@ -56,9 +57,15 @@ func FuzzGuardCheck(f *testing.F) {
 		if hp, hitp := prepared.Check(c, cwd); hp != h1 || hitp != hit1 {
 			t.Fatalf("prepared %+v %v, guard %+v %v", hp, hitp, h1, hit1)
 		}
-		hits := g.CheckScript(&shellparse.Script{Commands: []shellparse.Command{c}}, cwd)
-		if hit1 != (len(hits) > 0) || hit1 && hits[0] != h1 {
-			t.Fatalf("CheckScript %+v, Check %+v %v", hits, h1, hit1)
+		if hd, hitd := prepared.CheckDirs(c, []string{cwd}); hd != h1 || hitd != hit1 {
+			t.Fatalf("CheckDirs in %q: %+v %v, Check %+v %v", cwd, hd, hitd, h1, hit1)
+		}
+		want, wantHit := h1, hit1
+		if !wantHit {
+			want, wantHit = g.Check(c, "/home/u/proj")
+		}
+		if hd, hitd := prepared.ForDirs([]string{cwd, "/home/u/proj"}).Check(c); hd != want || hitd != wantHit {
+			t.Fatalf("ForDirs(%q, /home/u/proj): %+v %v, Check %+v %v", cwd, hd, hitd, want, wantHit)
 		}
 		if !hit1 {
 			return

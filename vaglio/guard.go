@@ -49,9 +49,6 @@ type Hit struct {
 	Word string `json:"word,omitempty"`
 	// Reason is one line for a person, naming what matched.
 	Reason string `json:"reason"`
-	// Index is the position of the command in the script (CheckScript);
-	// 0 from Check.
-	Index int `json:"index"`
 }
 
 // LogReason is the hit without the matched word: the check and the rule.
@@ -208,81 +205,6 @@ func commandDirs(g Guard, cmd shellparse.Command, cwd string) []string {
 	return dirs
 }
 
-// CheckScript returns every hit in a script, in command order. Commands
-// after a static "cd DIR" are checked in DIR as well as in cwd (and in every
-// earlier cd target), since the guard does not follow control flow.
-func (g Guard) CheckScript(s *shellparse.Script, cwd string) []Hit {
-	if s == nil {
-		return nil
-	}
-	var hits []Hit
-	dirs := []string{newResolver(g.Home, cwd).cwd}
-	for i, cmd := range s.Commands {
-		seen := len(hits)
-		here := dirs
-		for _, dir := range dirs {
-			if len(cmd.Wrappers) == 0 {
-				break
-			}
-			for _, d := range commandDirs(g, cmd, dir) {
-				if !contains(here, d) {
-					here = append(slices.Clip(here), d)
-				}
-			}
-		}
-		out := sink{all: true, index: i, hits: hits, seen: seen}
-		for _, dir := range here {
-			c := g.newChecker(nil, dir)
-			c.out = out
-			c.check(cmd)
-			out = c.out
-		}
-		hits = out.hits
-		dirs = appendCdTargets(g, cmd, dirs)
-	}
-	return hits
-}
-
-// maxDirs bounds the working directories CheckScript tracks.
-const maxDirs = 16
-
-// appendCdTargets adds the directory a static cd or pushd moves to, resolved
-// against every directory known so far.
-func appendCdTargets(g Guard, cmd shellparse.Command, dirs []string) []string {
-	name := cmd.Name()
-	if name != "cd" && name != "pushd" {
-		return dirs
-	}
-	var target shellparse.Word
-	for i, w := range cmd.Argv[1:] {
-		if w.Value == "--" {
-			if i+2 < len(cmd.Argv) {
-				target = cmd.Argv[i+2]
-			}
-			break
-		}
-		if w.Dynamic || w.Value == "-" || !strings.HasPrefix(w.Value, "-") {
-			target = w
-			break
-		}
-	}
-	if target.Dynamic || target.Value == "-" {
-		return dirs // unknown, or the previous directory
-	}
-	n := len(dirs)
-	for _, d := range dirs[:n] {
-		r := newResolver(g.Home, d)
-		next := r.home // a bare cd goes home
-		if target.Value != "" {
-			next = r.abs(r.expandHome(target.Value))
-		}
-		if len(dirs) < maxDirs && !contains(dirs, next) {
-			dirs = append(dirs, next)
-		}
-	}
-	return dirs
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -397,35 +319,16 @@ func workspaceDir(ws string) string {
 	return ws
 }
 
-// sink receives the hits of the checks.
+// sink receives the hit of the checks: the first one stops them.
 type sink struct {
-	// all collects every hit (CheckScript); otherwise the first hit stops
-	// the checks.
-	all   bool
 	hit   Hit
 	found bool
-	// For all: the index of the command being checked, the hits so far,
-	// and where this command's hits start (a hit found from several
-	// directories is kept once).
-	index int
-	hits  []Hit
-	seen  int
 }
 
 // add records a hit; it returns false to stop.
 func (s *sink) add(h Hit) bool {
-	if !s.all {
-		s.hit, s.found = h, true
-		return false
-	}
-	h.Index = s.index
-	for _, old := range s.hits[s.seen:] {
-		if old == h {
-			return true
-		}
-	}
-	s.hits = append(s.hits, h)
-	return true
+	s.hit, s.found = h, true
+	return false
 }
 
 // emit passes a hit on, its reason prefixed for the inline code it was
@@ -496,7 +399,7 @@ func selfBase(s string) string {
 
 func (c *checker) check(cmd shellparse.Command) {
 	c.checkOne(cmd)
-	if !c.out.all && c.out.found {
+	if c.out.found {
 		return
 	}
 	// A program written as a glob (/bin/r[m], /usr/bin/?hred) runs whatever
@@ -513,7 +416,7 @@ func (c *checker) check(cmd shellparse.Command) {
 		alt.Dynamic = false
 		alt.Argv = append([]shellparse.Word{{Value: name}}, cmd.Argv[1:]...)
 		c.checkOne(alt)
-		if !c.out.all && c.out.found {
+		if c.out.found {
 			return
 		}
 	}

@@ -548,57 +548,6 @@ func TestSecurityGuardIgnoresWrappers(t *testing.T) {
 	}
 }
 
-func TestCheckScriptFollowsCd(t *testing.T) {
-	g := testGuard()
-	s := &shellparse.Script{Commands: []shellparse.Command{
-		cmd("cd /"),
-		cmd("rm -rf @*"),
-	}}
-	hits := g.CheckScript(s, "/home/u/proj")
-	if len(hits) == 0 || hits[0].Index != 1 || hits[0].Check != irr || hits[0].Pattern != "rm -r /*" {
-		t.Fatalf("cd / && rm -rf *: hits %+v", hits)
-	}
-	s = &shellparse.Script{Commands: []shellparse.Command{
-		cmd("cd build"),
-		cmd("rm -rf @*"),
-	}}
-	if hits := g.CheckScript(s, "/home/u/proj"); len(hits) != 0 {
-		t.Fatalf("cd build && rm -rf *: hits %+v", hits)
-	}
-	s = &shellparse.Script{Commands: []shellparse.Command{
-		cmd("cd"),
-		cmd("rm -rf @*"),
-	}}
-	if hits := g.CheckScript(s, "/tmp"); len(hits) == 0 || hits[0].Pattern != "rm -r ~/*" {
-		t.Fatalf("cd && rm -rf *: hits %+v", hits)
-	}
-}
-
-// TestSecurityCheckScriptCoversCheck: the script check never misses what
-// the single-command check finds.
-func TestSecurityCheckScriptCoversCheck(t *testing.T) {
-	g := testGuard()
-	var s shellparse.Script
-	for _, tc := range guardCases() {
-		if tc.home == "" && tc.cwd == "" {
-			s.Commands = append(s.Commands, tc.cmd)
-		}
-	}
-	hits := g.CheckScript(&s, "/home/u/proj")
-	byIndex := map[int]bool{}
-	for _, h := range hits {
-		byIndex[h.Index] = true
-	}
-	for i, c := range s.Commands {
-		if _, hit := g.Check(c, "/home/u/proj"); hit && !byIndex[i] {
-			t.Errorf("command %d %s: Check hits, CheckScript does not", i, c)
-		}
-	}
-	if g.CheckScript(nil, "/") != nil {
-		t.Error("nil script has hits")
-	}
-}
-
 func TestHitVerdict(t *testing.T) {
 	h, _ := testGuard().Check(cmd("cat /etc/shadow"), "/")
 	v := h.Verdict()
