@@ -175,12 +175,40 @@ func neutralText(s string) bool {
 
 // allOrdinary reports whether every directory is ordinary.
 func (p *Prepared) allOrdinary(dirs []string) bool {
+	place := -1
 	for _, d := range dirs {
 		if !p.ordinaryDir(d) {
 			return false
 		}
+		// A secret store below the workspace's top is a fixture
+		// (fixtureStore): the same word is one from the workspace's top,
+		// from below it, and from outside it, so the directories must lie
+		// alike.
+		pl := p.wsPlace(d)
+		if pl < 0 || place >= 0 && pl != place {
+			return false
+		}
+		place = pl
 	}
 	return true
+}
+
+// wsPlace says where d lies for fixtureStore: 0 outside the workspace (or
+// none is known), 1 at its top, 2 below it; -1 below it under a private
+// key name, which fixtureStore reads from the whole path.
+func (p *Prepared) wsPlace(d string) int {
+	switch {
+	case p.ws == "" || !inside(d, p.ws):
+		return 0
+	case d == p.ws:
+		return 1
+	}
+	for _, e := range strings.Split(d[len(p.ws)+1:], "/") {
+		if privateKeyName(e) {
+			return -1
+		}
+	}
+	return 2
 }
 
 // ordinaryDir reports a directory from which the guard judges a neutral

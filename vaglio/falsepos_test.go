@@ -67,3 +67,57 @@ func TestSecurityTildeLiteral(t *testing.T) {
 		t.Error("rm -rf ~ (argv word): no hit")
 	}
 }
+
+// TestSecurityFixtureStores: a secret store's directory below the
+// workspace's top is a test fixture; at the top, outside the workspace, in
+// a home-directory workspace, for private key names and for one-file
+// project secrets it stays a hit.
+func TestSecurityFixtureStores(t *testing.T) {
+	const ws = "/home/u/proj"
+	g := testGuard()
+	g.Workspace = ws
+	home := testGuard()
+	home.Workspace = "/home/u"
+	for _, tc := range []struct {
+		g    Guard
+		line string
+		want string
+	}{
+		{g, "cat tests/fixtures/.ssh/config", ok},
+		{g, "cat testdata/.aws/credentials", ok},
+		{g, "cat /home/u/proj/testdata/.kube/config", ok},
+		{g, "cat tests/.ssh/id_rsa.pub", ok},
+		{g, "cat tests/.gnupg/pubring.kbx", ok},
+		{g, "cat .ssh/config", fp},
+		{g, "cat .aws/credentials", fp},
+		{g, "cat tests/fixtures/.ssh/id_rsa", fp},
+		{g, "cat tests/fixtures/.ssh/id_ed25519", fp},
+		{g, "cat tests/.ssh/host.pem", fp},
+		{g, "cat tests/.gnupg/private-keys-v1.d/A.key", fp},
+		{g, "cat tests/.env", fp},
+		{g, "cat tests/.npmrc", fp},
+		{g, "cat tests/.netrc", fp},
+		{g, "cat tests/.git-credentials", fp},
+		{g, "cat ../other/tests/.ssh/config", fp},
+		{g, "cat /home/u/.ssh/config", fp},
+		{g, "cat @tests/.ssh/$X", fp},
+		{g, "cat @tests/*/.ssh/config", fp},
+		{home, "cat proj/tests/.ssh/config", fp},
+		{Guard{Home: "/home/u", Workspace: "/home"}, "cat u/x/.ssh/config", fp},
+		{testGuard(), "cat tests/.ssh/config", fp},
+	} {
+		h, hit := tc.g.Check(cmd(tc.line), tc.g.Workspace)
+		switch {
+		case tc.want == ok && hit:
+			t.Errorf("%s (ws %s): unexpected hit %s", tc.line, tc.g.Workspace, h.Reason)
+		case tc.want != ok && !hit:
+			t.Errorf("%s (ws %s): no hit, want %s", tc.line, tc.g.Workspace, tc.want)
+		}
+	}
+	// Workspace inside a store: the store lies above it.
+	in := testGuard()
+	in.Workspace = "/home/u/.config/proj"
+	if _, hit := in.Check(cmd("cat /home/u/.config/proj/credentials.json"), in.Workspace); !hit {
+		t.Error("store above the workspace: no hit")
+	}
+}

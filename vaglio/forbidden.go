@@ -54,6 +54,9 @@ func (c *checker) forbiddenRuleExact(cd candidate, reading bool) (pathRule, bool
 		if r.publicSSH && reading && publicSSHFile(cd) {
 			continue
 		}
+		if c.fixtureStore(r, cd) {
+			continue
+		}
 		return *r, true
 	}
 	devices := deviceRules()
@@ -394,6 +397,71 @@ func findPattern(argv []string, i int) bool {
 	}
 	switch argv[i-1] {
 	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
+		return true
+	}
+	return false
+}
+
+// fixtureStore reports a match of an any-depth rule for a secret store
+// directory ("**/.ssh/**", "**/.aws/credentials", "**/.kube/config") that is
+// a test fixture of the workspace: "tests/fixtures/.ssh/config",
+// "testdata/.aws/credentials". It holds only when the workspace is known
+// and neither the home directory nor above it, the path lies inside the
+// workspace, and the store's directory lies strictly below the workspace's
+// top ("./.ssh/config" at the top is more likely a real store put there by
+// mistake, and stays a hit). Stays a hit anywhere: rules for one file
+// (".env", ".npmrc", ".netrc", ".git-credentials", histories), which are
+// the project's own secrets wherever they lie, and private key names
+// (privateKeyName).
+//
+// A committed symbolic link can make such a fixture path lead to the real
+// ~/.ssh: the guard judges the path as written. Under mnemos run the
+// sandbox still refuses the read, as it refuses every secret store of the
+// home directory whatever path names it.
+func (c *checker) fixtureStore(r *pathRule, cd candidate) bool {
+	ws, home := c.ws, c.r.home
+	if ws == "" || ws == "/" || cd.glob || cd.openDir || !strings.HasPrefix(r.pattern, "**/") {
+		return false
+	}
+	head, rest, ok := strings.Cut(r.pattern[len("**/"):], "/")
+	if !ok || rest == "" || hasMeta(head) {
+		return false // a rule for one file at any depth
+	}
+	if ws == home || inside(home, ws) || !inside(cd.path, ws) || cd.path == ws {
+		return false
+	}
+	rel := strings.Split(cd.path[len(ws)+1:], "/")
+	if rel[0] == head {
+		return false // at the workspace's top
+	}
+	below := false
+	for _, e := range rel[1:] {
+		if e == head {
+			below = true
+		}
+	}
+	if !below {
+		return false // the store's directory lies above the workspace
+	}
+	for _, e := range rel {
+		if privateKeyName(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// privateKeyName reports file and directory names that hold private keys
+// wherever they lie: SSH identities (id_rsa, id_ed25519_sk; not their .pub
+// halves), PEM and PuTTY keys, GnuPG's private key directory and secret
+// keyring.
+func privateKeyName(e string) bool {
+	switch {
+	case strings.HasPrefix(e, "id_") && !strings.HasSuffix(e, ".pub"):
+		return true
+	case strings.HasSuffix(e, ".pem"), strings.HasSuffix(e, ".key"), strings.HasSuffix(e, ".ppk"):
+		return true
+	case e == "private-keys-v1.d", e == "secring.gpg", e == "identity":
 		return true
 	}
 	return false
