@@ -153,7 +153,8 @@ func (TableCmd) Run(a *app) error {
 
 // ShowCmd prints the policy in effect.
 type ShowCmd struct {
-	JSON bool `name:"json" help:"Print JSON."`
+	JSON bool `name:"json" xor:"format" help:"Print JSON."`
+	YAML bool `name:"yaml" xor:"format" help:"Print each policy file as mnemos reads it, normalised: every setting the file writes or that differs from the default, every rule in evaluation order, no comments. With layers, one YAML document per layer, system first, each headed by a comment naming its file."`
 }
 
 // Run prints the policy's source, level and rules in evaluation order.
@@ -163,6 +164,9 @@ func (c *ShowCmd) Run(a *app) error {
 		return err
 	}
 	p := g.Config().Policy
+	if c.YAML {
+		return showYAML(a.io.out, p)
+	}
 	if c.JSON {
 		return writeJSON(a.io.out, map[string]any{"source": p.Source, "level": p.Level.String(), "shell": p.Shell, "rules": p.Rules})
 	}
@@ -187,6 +191,29 @@ func (c *ShowCmd) Run(a *app) error {
 			for _, r := range pr.Rules {
 				fmt.Fprintf(a.io.out, "%6d  %-5s  %s\n", r.Priority, r.Action, r.Name)
 			}
+		}
+	}
+	return nil
+}
+
+// showYAML prints the policy normalised (policy.Format): a stack of layers
+// as one document per layer, each headed by its layer and file.
+func showYAML(w io.Writer, p *policy.Policy) error {
+	layers := p.Layers()
+	if len(layers) == 0 {
+		layers = []*policy.Policy{p}
+	}
+	for i, l := range layers {
+		if i > 0 {
+			fmt.Fprintln(w, "---")
+		}
+		if l.Layer != "" {
+			fmt.Fprintf(w, "# %s layer: %s\n", l.Layer, oneLine(l.Source))
+		} else {
+			fmt.Fprintf(w, "# %s\n", oneLine(l.Source))
+		}
+		if _, err := w.Write(policy.Format(l)); err != nil {
+			return err
 		}
 	}
 	return nil
