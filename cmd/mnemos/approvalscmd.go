@@ -117,6 +117,17 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 			}
 			fmt.Fprintln(a.io.out, line)
 		}
+		// What a one-shot ticket binds besides the words: a change to
+		// any of them asks again.
+		if len(p.Details.Bound) > 0 || p.Details.Pin != "" {
+			fmt.Fprintln(a.io.out, "bound:")
+		}
+		for _, b := range p.Details.Bound {
+			fmt.Fprintln(a.io.out, "  "+oneLine(b))
+		}
+		if p.Details.Pin != "" {
+			fmt.Fprintln(a.io.out, "  pin: "+oneLine(p.Details.Pin))
+		}
 	}
 	fmt.Fprintf(a.io.out, "reason: %s\nexpires: %s\n", oneLine(p.Details.Reason), p.ExpiresAt.Local().Format(time.RFC3339))
 	return nil
