@@ -80,6 +80,9 @@ func summarize(kind string, attrs map[string]any) string {
 			parts = append(parts, k+"="+oneLine(string(b)))
 		}
 	}
+	if sb, ok := attrs["sandbox"].(map[string]any); ok && kind == "run.finished" {
+		parts = append(parts, sandboxParts(sb)...)
+	}
 	if len(parts) == 0 {
 		keys := make([]string, 0, len(attrs))
 		for k := range attrs {
@@ -89,6 +92,37 @@ func summarize(kind string, attrs map[string]any) string {
 		return oneLine(strings.Join(keys, ","))
 	}
 	return strings.Join(parts, "  ")
+}
+
+// sandboxParts renders what run.finished's sandbox group tells a person:
+// what confined the command, the files it left where they would run later
+// (moved aside: "PATH -> WHERE"), and the processes it left behind that
+// were stopped.
+func sandboxParts(sb map[string]any) []string {
+	var parts []string
+	if v, ok := sb["summary"].(string); ok && v != "" {
+		parts = append(parts, "sandbox="+oneLine(v))
+	}
+	if q, ok := sb["quarantined"].([]any); ok && len(q) > 0 {
+		moved := make([]string, 0, len(q))
+		for _, e := range q {
+			if pair, ok := e.([]any); ok && len(pair) == 2 {
+				moved = append(moved, fmt.Sprint(pair[0])+" -> "+fmt.Sprint(pair[1]))
+			} else {
+				b, _ := json.Marshal(e)
+				moved = append(moved, string(b))
+			}
+		}
+		parts = append(parts, "quarantined="+oneLine(strings.Join(moved, ", ")))
+	}
+	if r, ok := sb["reaped"].([]any); ok && len(r) > 0 {
+		procs := make([]string, len(r))
+		for i, e := range r {
+			procs[i] = fmt.Sprint(e)
+		}
+		parts = append(parts, "reaped="+oneLine(strings.Join(procs, ", ")))
+	}
+	return parts
 }
 
 // AuditVerifyCmd is mnemos audit verify.
