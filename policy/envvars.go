@@ -360,6 +360,7 @@ var envVars = [...]EnvVar{
 	{Name: "VIRTUAL_ENV", Effect: EnvLoads, Paths: true, Programs: progPython, What: "the environment uv and poetry run python from"},
 	{Name: "VISUAL", Effect: EnvRuns, What: "the editor programs run"},
 	{Name: "WGETRC", Effect: EnvLoads, Paths: true, Programs: []string{"wget"}, What: "wget's configuration (output files, execute commands)"},
+	{Name: "WGET_ASKPASS", Effect: EnvRuns, Programs: []string{"wget"}, What: "the program wget runs to ask for a password"},
 	{Name: "XDG_CONFIG_DIRS", Effect: EnvLoads, Paths: true, What: "where programs read system configuration"},
 	{Name: "XDG_CONFIG_HOME", Effect: EnvLoads, Paths: true, What: "where programs read the user's configuration (git, pip, npm...)"},
 	{Name: "YACC", Effect: EnvRuns, Programs: progMake, What: "the parser generator make runs"},
