@@ -463,7 +463,16 @@ func (c *Classification) raise(o Outcome, why string) {
 func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 	for _, r := range cmd.Redirects {
 		switch {
-		case r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" || r.Op == ">&" || r.Op == "<&":
+		case r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<":
+			continue
+		case (r.Op == ">&" || r.Op == "<&") && (r.Target.Dynamic || fdWord(r.Target.Value)):
+			continue
+		case r.Op == ">&":
+			// >& FILE sends standard output and error to FILE.
+			c.add(pl, FSWrite, r.Target)
+			continue
+		case r.Op == "<&":
+			c.add(pl, FSRead, r.Target)
 			continue
 		case isStdStream(r.Target.Value):
 			continue
@@ -673,8 +682,34 @@ func isStdStream(p string) bool {
 func (c *Classification) add(pl Place, capability Capability, w shellparse.Word) {
 	var buf [4]resolved
 	for _, t := range resolvePaths(pl, w, buf[:0]) {
+		if host, ok := devNet(t.path); ok && !t.dynamic {
+			// bash opens a connection for /dev/tcp/HOST/PORT and
+			// /dev/udp/HOST/PORT: what is written there leaves the
+			// machine.
+			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: host})
+			continue
+		}
 		c.Accesses = append(c.Accesses, t.access(capability))
 	}
+}
+
+// fdWord reports the target of a descriptor duplication: a number or
+// "-", optionally followed by "-" (2>&1, <&-, >&3-).
+func fdWord(v string) bool {
+	v = strings.TrimSuffix(v, "-")
+	return v == "" || strings.Trim(v, "0123456789") == ""
+}
+
+// devNet reports bash's network paths, /dev/tcp/HOST/PORT and
+// /dev/udp/HOST/PORT, and the HOST:PORT they reach.
+func devNet(p string) (string, bool) {
+	for _, pre := range []string{"/dev/tcp/", "/dev/udp/"} {
+		if rest, ok := strings.CutPrefix(p, pre); ok {
+			host, port, _ := strings.Cut(rest, "/")
+			return host + ":" + port, host != ""
+		}
+	}
+	return "", false
 }
 
 type resolved struct {
