@@ -60,6 +60,15 @@ func TestSecurityUnknownValuesInArithmeticAreCode(t *testing.T) {
 		{name: "unset subscript", src: "read i; unset \"a[$i]\"", want: []string{"\"a[$i]\""}},
 		{name: "printf -v subscript", src: "read i; printf -v \"a[$i]\" x", want: []string{"\"a[$i]\""}},
 		{name: "test -v subscript", src: "read i; [[ -v a[$i] ]]", want: []string{"a[$i]"}},
+		// A variable name only known at run time may itself be a[$(cmd)].
+		{name: "printf -v unknown name", src: "read n; printf -v \"$n\" x", want: []string{"\"$n\""}},
+		{name: "read into unknown name", src: "read n; read \"$n\"", want: []string{"\"$n\""}},
+		{name: "declare unknown name", src: "n=$(cat f); declare \"$n\"=1", want: []string{"\"$n\"=1"}},
+		{name: "test -v unknown name", src: "read n; [[ -v $n ]]", want: []string{"$n"}},
+		{name: "indirect expansion of unknown name", src: "read n; echo \"${!n}\"", want: []string{"${!n}"}},
+		{name: "indirect expansion of a known name", src: "x=HOME; echo ${!x}"},
+		{name: "printf -v a known name", src: "n=x; printf -v \"$n\" %s hi"},
+		{name: "indirect expansion in a loop over names", src: "for v in A B; do echo ${!v}; done"},
 		// Each source of an unknown value.
 		{name: "command output", src: "x=$(cat f); (( x ))", want: []string{"x"}},
 		{name: "substitution in place", src: "echo $(( $(cat f) + 1 ))", want: []string{"$(cat f)"}},

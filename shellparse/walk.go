@@ -497,8 +497,15 @@ func (w *walker) subst(st *state, ctx string, stmts []*syntax.Stmt) {
 
 func (w *walker) walkParam(st *state, pe *syntax.ParamExp) {
 	if pe.Excl && pe.Param != nil {
-		if ref := w.lookupParam(st, pe.Param.Value); ref.known && ref.set {
+		ref := w.lookupParam(st, pe.Param.Value)
+		switch {
+		case ref.known && ref.set:
 			w.walkSubscript(st, ref.str)
+		case !ref.known && pe.Names == 0 && pe.Index == nil && validName(pe.Param.Value) && !numericName(st, pe.Param.Value):
+			// ${!n} with n only known at run time: the name it holds
+			// may carry a subscript (a[$(cmd)]), which bash evaluates.
+			w.arithUnknown("${!"+pe.Param.Value+"}", "${!"+pe.Param.Value+"} expands the variable named by "+
+				pe.Param.Value+", which is only known at run time: a subscript in that name (a[$(cmd)]) is evaluated as arithmetic and runs commands")
 		}
 	}
 	if pe.NestedParam != nil {
@@ -857,6 +864,13 @@ func (w *walker) walkSubscript(st *state, name string) {
 // is evaluated as arithmetic.
 func (w *walker) dynSubscript(st *state, f field) {
 	i := strings.IndexByte(f.tmpl, '[')
+	if m := strings.Index(f.tmpl, markerPrefix); m >= 0 && (i < 0 || m < i) && !f.num {
+		// The name itself is only known at run time: it may carry a
+		// subscript (a[$(cmd)]) that bash evaluates, and runs.
+		w.arithUnknown(f.val, "the variable name "+f.val+" is only known at run time: a subscript in it "+
+			"(a[$(cmd)]) is evaluated as arithmetic and runs commands")
+		return
+	}
 	if i <= 0 || !validName(f.tmpl[:i]) {
 		return
 	}
