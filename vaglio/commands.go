@@ -18,6 +18,10 @@ const (
 	roleText                // data, never opened (echo's words, a commit message, a grep pattern)
 	roleMeta                // a file whose name and metadata, not content, are used (ls, stat)
 	rolePattern             // a name pattern that leaves files out (tar --exclude=.env): never opened
+	// roleScript is a program's script (sed's, awk's): its regular
+	// expressions are no globs, so it is judged, whole and for the paths
+	// in it (sed's w and r, awk's print > "f"), as literal text.
+	roleScript
 )
 
 // isPrinter reports programs whose arguments are only printed or compared.
@@ -146,8 +150,50 @@ func argRoles(name string, argv []shellparse.Word, buf []role) []role {
 		return sevenZipRoles(args, buf)
 	case name == "jq" || name == "gojq" || name == "jaq" || name == "yq":
 		return jqRoles(name, args, newRoles(buf, len(args)))
+	case name == "sed" || name == "gsed" || name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
+		return scriptRoles(name, args, newRoles(buf, len(args)))
 	}
 	return nil
+}
+
+// scriptRoles marks sed's and awk's script words as roleScript: the
+// values of -e and --expression (sed), --source (gawk), and otherwise the
+// first operand, unless -f gives the script from a file (a path).
+func scriptRoles(name string, args []shellparse.Word, roles []role) []role {
+	sed := name == "sed" || name == "gsed"
+	fromFile := false
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if args[i].Dynamic {
+			continue
+		}
+		switch {
+		case sed && (v == "-e" || v == "--expression") || !sed && (v == "-e" || v == "--source"):
+			if i+1 < len(roles) {
+				roles[i+1] = roleScript
+			}
+			fromFile = true // the script is given: operands are files
+			i++
+		case sed && (strings.HasPrefix(v, "--expression=")) || !sed && strings.HasPrefix(v, "--source="):
+			roles[i] = roleScript
+			fromFile = true
+		case v == "-f" || v == "--file" || strings.HasPrefix(v, "--file="):
+			fromFile = true
+			if v == "-f" || v == "--file" {
+				i++
+			}
+		case !sed && (v == "-v" || v == "-F"):
+			i++
+		case v == "--":
+		case strings.HasPrefix(v, "-") && v != "-":
+		default:
+			if !fromFile {
+				roles[i] = roleScript
+				fromFile = true
+			}
+		}
+	}
+	return roles
 }
 
 // jqRoles marks the filter of jq and its relatives as text: ".env" in

@@ -164,6 +164,23 @@ func (c *checker) scan(cands []candidate, what, detail string, reading bool) boo
 	return true
 }
 
+// sedFileGaps puts a space between a sed command that names a file and
+// the file, so that the path in "w/home/u/x" is seen as one.
+func sedFileGaps() *strings.Replacer {
+	return strings.NewReplacer("w/", "w /", "r/", "r /", "W/", "W /", "R/", "R /", "w~", "w ~", "r~", "r ~")
+}
+
+// literalPaths marks candidates as literal: a script's regular
+// expressions are no shell globs. The script word is still judged whole
+// (sed's "w/path" needs no space) and for the paths inside it. The
+// caller passes a copy: the cached candidates serve other checks.
+func literalPaths(cds []candidate) []candidate {
+	for i := range cds {
+		cds[i].glob = false
+	}
+	return cds
+}
+
 // roles are argRoles(cmd.Name(), cmd.Argv).
 func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 	var buf []candidate
@@ -185,6 +202,17 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 			roles = selfRoles(args)
 		}
 		for i, w := range args {
+			if roles != nil && roles[i] == roleScript {
+				// sed reads and writes files named right after r, R, w
+				// and W, with or without a space ("w/path"); the paths
+				// are judged as written to, whatever sed does otherwise.
+				cds := append(buf[:0], c.argCandidates(i, w)...)
+				cds = c.r.embeddedCandidates(sedFileGaps().Replace(w.Value), cds)
+				if !c.scan(literalPaths(cds), what, "", false) {
+					return false
+				}
+				continue
+			}
 			if roles != nil && roles[i] != rolePath {
 				continue
 			}

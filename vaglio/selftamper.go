@@ -177,7 +177,11 @@ func (c *checker) selfTamper(cmd shellparse.Command, roles []role) bool {
 		if roles != nil && (roles[i] == roleText || roles[i] == rolePattern) {
 			continue
 		}
-		for _, cd := range c.argCandidates(i, w) {
+		cds := c.argCandidates(i, w)
+		if roles != nil && roles[i] == roleScript {
+			cds = literalPaths(append([]candidate(nil), cds...))
+		}
+		for _, cd := range cds {
 			if p, ok := c.protectedHit(cd, destroys && !cd.openDir); ok {
 				what := name
 				if what == "" {
