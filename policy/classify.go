@@ -1784,12 +1784,20 @@ func laterTarget(p string, glob bool, home string, into bool) bool {
 			if gitDirLater(rest, eq, eqAny, into) {
 				return true
 			}
-		case eqAny(seg, ".envrc", ".husky", ".devcontainer", ".idea", ".pre-commit-config.yaml", ".lefthook"):
+		case eqAny(seg, ".envrc", ".husky", ".devcontainer", ".idea", ".pre-commit-config.yaml", ".lefthook",
+			".mise.toml", ".yarnrc.yml"),
+			into && len(rest) == 0 && eq(seg, "mise.toml"):
 			// direnv's .envrc, husky's hooks, dev containers'
 			// definitions, JetBrains run configurations, pre-commit's
 			// configuration: run by the tools that read them.
 			return true
 		case lefthookConfig(seg, glob):
+			return true
+		case eq(seg, ".claude") && len(rest) == 1 && eqAny(rest[0], "settings.json", "settings.local.json"):
+			// An agent's project settings: its hooks run commands.
+			return true
+		case eq(seg, ".cargo") && len(rest) == 1 && eqAny(rest[0], "config.toml", "config"):
+			// cargo's project configuration: build runners, linkers.
 			return true
 		case eq(seg, ".vscode"):
 			// The editor's tasks, launch configurations and settings
@@ -1879,7 +1887,21 @@ func laterInHome(segs []string, home string, eq func(string, string) bool, eqAny
 	rel := segs[len(h):]
 	if len(rel) == 1 && eqAny(rel[0], ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
 		".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login",
-		".xprofile", ".xsessionrc", ".xinitrc", ".xsession", ".pam_environment", ".gitconfig") {
+		".xprofile", ".xsessionrc", ".xinitrc", ".xsession", ".pam_environment", ".gitconfig",
+		// Editors', debuggers' and downloaders' startup files, which run
+		// commands or choose programs.
+		".vimrc", ".exrc", ".gvimrc", ".gdbinit", ".curlrc", ".wgetrc", ".inputrc", ".npmrc", ".yarnrc", ".emacs") {
+		return true
+	}
+	if len(rel) == 2 && eq(rel[0], ".cargo") && eqAny(rel[1], "env", "config.toml", "config") {
+		// ~/.cargo/env, which the shell startup files source; cargo's
+		// configuration (build runners, linkers).
+		return true
+	}
+	if into && len(rel) >= 1 && strings.HasSuffix(rel[len(rel)-1], ".pth") && slices.Contains(rel, "site-packages") ||
+		into && len(rel) >= 1 && eqAny(rel[len(rel)-1], "usercustomize.py", "sitecustomize.py") {
+		// Python runs .pth lines that import, and the customize
+		// modules, at every start.
 		return true
 	}
 	under := func(parts ...string) bool {
@@ -1894,6 +1916,10 @@ func laterInHome(segs []string, home string, eq func(string, string) bool, eqAny
 		return len(rel) > len(parts) || into
 	}
 	return under(".config", "autostart") || under(".config", "systemd", "user") || under(".config", "environment.d") ||
+		under(".local", "share", "systemd", "user") || under(".pyenv", "pyenv.d") || under(".pyenv", "shims") ||
+		under(".config", "nvim") || under(".vim") || under(".config", "direnv") || under(".config", "mise") ||
+		under(".claude", "settings.json") || under(".claude", "settings.local.json") || under(".bashrc.d") ||
+		under(".config", "pip") || under(".pip") || under(".config", "git", "attributes") ||
 		under(".local", "share", "applications") || under(".config", "fish") || under(".config", "git", "config") ||
 		under(".local", "bin") && len(rel) <= 3 || under("bin") && len(rel) <= 2 ||
 		under("go", "bin") && len(rel) <= 3 || under(".cargo", "bin") && len(rel) <= 3
@@ -1923,7 +1949,13 @@ func laterSystem(p string, segs []string, eq func(string, string) bool, eqAny fu
 		return len(segs) > 2 || into || segs[1] == "crontab"
 	}
 	if under("etc", "profile.d") || under("var", "spool", "cron") || under("etc", "systemd") || under("etc", "init.d") ||
-		under("etc", "xdg", "autostart") || under("etc", "zsh") || under("usr", "lib", "systemd") {
+		under("etc", "xdg", "autostart") || under("etc", "zsh") || under("usr", "lib", "systemd") ||
+		under("etc", "apt", "apt.conf.d") || under("etc", "ld.so.conf.d") || under("etc", "update-motd.d") ||
+		under("etc", "pam.d") || under("etc", "security") || under("etc", "sudoers.d") {
+		return true
+	}
+	if into && len(segs) >= 1 && eqAny(segs[len(segs)-1], "sitecustomize.py", "usercustomize.py") ||
+		into && len(segs) >= 1 && strings.HasSuffix(segs[len(segs)-1], ".pth") && (slices.Contains(segs, "site-packages") || slices.Contains(segs, "dist-packages")) {
 		return true
 	}
 	for _, d := range [][]string{{"bin"}, {"sbin"}, {"usr", "bin"}, {"usr", "sbin"}, {"usr", "local", "bin"}, {"usr", "local", "sbin"}} {

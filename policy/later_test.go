@@ -12,6 +12,26 @@ func TestSecurityWritesToWhatRunsLaterResolved(t *testing.T) {
 		script string
 		want   bool
 	}{
+		// Files other programs run or obey at their next start.
+		{"echo x > ~/.cargo/env", true},
+		{"echo 'import os' > ~/.local/lib/python3.11/site-packages/x.pth", true},
+		{"echo x > /usr/lib/python3/dist-packages/sitecustomize.py", true},
+		{"echo x > ~/.pyenv/pyenv.d/exec/x.bash", true},
+		{"cp x ~/.pyenv/shims/python", true},
+		{"echo x > /etc/apt/apt.conf.d/99x", true},
+		{"echo x > /etc/ld.so.conf.d/x.conf", true},
+		{"echo x > /etc/pam.d/sshd", true},
+		{"echo x > ~/.local/share/systemd/user/x.service", true},
+		{"echo x > ~/.claude/settings.json", true},
+		{"echo x > .claude/settings.json", true},
+		{"echo x > ~/.vimrc", true},
+		{"echo x > ~/.config/nvim/init.lua", true},
+		{"echo x > ~/.gdbinit", true},
+		{"echo x > .cargo/config.toml", true},
+		{"echo x > mise.toml", true},
+		{"rm mise.toml", false},
+		{"echo x > src/settings.json", false},
+		{"echo x > notes/vimrc.txt", false},
 		// Globs.
 		{"echo x > .git/hoo*/pre-commit", true},
 		{"echo x > .git/conf?g", true},
