@@ -435,6 +435,13 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			det.result = res
 			cd.Policy = &det.result
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
+			if key, ok := namesAuditKey(&det.result, audit.KeyPath(g.cfg.Paths.AuditFile)); ok {
+				// Whoever reads the key can rewrite the audit log with
+				// MACs that verify; under mnemos run the sandbox refuses
+				// it too, but a command checked for a hook runs outside.
+				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"
+				cd.Reason = "guard: names mnemos's audit key " + key + " (self-tamper: whoever reads it can rewrite the audit log unnoticed)"
+			}
 			if cd.Outcome == policy.Allow && dirs.afterCdpath(i) {
 				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, "parse", "CDPATH may take a cd NAME before it to another directory than NAME below this one"
 			}

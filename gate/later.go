@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"github.com/mnemos-dev/mnemos/policy"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -251,4 +252,23 @@ func ownTerminals() []string {
 		}
 	}
 	return out
+}
+
+// namesAuditKey reports an access of the result that names the audit key:
+// the file itself, or a glob that may match it.
+func namesAuditKey(res *policy.Result, key string) (string, bool) {
+	for _, a := range res.Accesses {
+		if a.Dynamic || !strings.HasPrefix(string(a.Capability), "fs:") {
+			continue
+		}
+		if a.Target == key {
+			return a.Target, true
+		}
+		if a.Glob {
+			if ok, err := filepath.Match(a.Target, key); ok || err != nil {
+				return a.Target, true
+			}
+		}
+	}
+	return "", false
 }

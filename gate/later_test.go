@@ -1,8 +1,12 @@
 package gate
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -54,6 +58,31 @@ func TestSecurityGitWritesOnlyForGitAlone(t *testing.T) {
 		}
 		if got := changesGitWorktree(d); got != tt.worktree {
 			t.Errorf("%s: changesGitWorktree = %v, want %v", tt.script, got, tt.worktree)
+		}
+	}
+}
+
+// TestSecurityAuditKeyIsNeverRead: a command that names mnemos's audit
+// key is denied by the guard at every level, whatever the rules say:
+// whoever reads the key can rewrite the audit log with MACs that verify.
+func TestSecurityAuditKeyIsNeverRead(t *testing.T) {
+	f := newFixture(t, "level: full\ndefaults: {shell: allow}\nallow:\n  - {name: cat, command: {argv_prefix: [cat]}}\n")
+	key := audit.KeyPath(f.g.cfg.Paths.AuditFile)
+	for _, tc := range []struct {
+		cmd  string
+		want policy.Outcome
+	}{
+		{"cat " + key, policy.Deny},
+		{"cat " + filepath.Dir(key) + "/audit.k*", policy.Deny},
+		{"base64 " + key, policy.Deny},
+		{"cat " + f.g.cfg.Paths.AuditFile, policy.Allow},
+	} {
+		d, err := f.g.Decide(context.Background(), f.req("bash", "-c", tc.cmd), Mode{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Outcome != tc.want || tc.want == policy.Deny && d.BlockedBy != "guard" {
+			t.Errorf("%s = %s by %s (%s), want %s", tc.cmd, d.Outcome, d.BlockedBy, d.Reason, tc.want)
 		}
 	}
 }
