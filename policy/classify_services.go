@@ -412,7 +412,10 @@ func (c *Classification) serviceRequests(name string, spec toolSpec, args []shel
 			urls = append(urls, shellparse.Word{Value: "https://" + w.Value})
 		}
 	}
-	if len(urls) == 0 {
+	if len(urls) == 0 || reroutes(name, args) {
+		// A request sent somewhere else than its URL's host (a proxy,
+		// --connect-to, --resolve) is plain network to wherever it goes:
+		// the provider's capability would let a key go to that place.
 		return
 	}
 	model := ""
@@ -486,6 +489,27 @@ func (c *Classification) serviceRequests(name string, spec toolSpec, args []shel
 		c.dropNet(host)
 		c.Accesses = append(c.Accesses, *repl)
 	}
+}
+
+// reroutes reports an HTTP client told to connect elsewhere than the
+// URL's host, or to read options from a file: curl's --connect-to,
+// --resolve, --proxy and --preproxy, the SOCKS options, --doh-url and
+// --config; wget's -e/--execute (which can set a proxy) and --config.
+func reroutes(name string, args []shellparse.Word) bool {
+	for _, w := range args {
+		opt, _, _ := strings.Cut(w.Value, "=")
+		switch {
+		case w.Dynamic:
+			return true
+		case name == "curl" && (opt == "-x" || opt == "-K" || strings.HasPrefix(opt, "-x") && !strings.HasPrefix(opt, "--") ||
+			slices.Contains([]string{"--connect-to", "--resolve", "--proxy", "--preproxy", "--socks4", "--socks4a",
+				"--socks5", "--socks5-hostname", "--proxy1.0", "--doh-url", "--config"}, opt)):
+			return true
+		case name == "wget" && (opt == "-e" || opt == "--execute" || opt == "--config"):
+			return true
+		}
+	}
+	return false
 }
 
 // dropNet removes network:http to host, which a service access replaces.

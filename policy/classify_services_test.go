@@ -7,6 +7,10 @@ import "testing"
 // to the services' hosts.
 func TestClassifyServices(t *testing.T) {
 	cases := []struct{ src, want, model string }{
+		// A request sent elsewhere than its URL's host is plain network.
+		{"curl --connect-to api.openai.com:443:evil.com:443 https://api.openai.com/v1/models", "network:http api.openai.com", ""},
+		{"curl --resolve api.openai.com:443:6.6.6.6 https://api.openai.com/v1/models", "network:http api.openai.com", ""},
+		{"curl -x http://evil.com:8080 http://api.openai.com/v1/models", "network:http api.openai.com", ""},
 		// Local model runners.
 		{"ollama run llama3 'hi there'", "llm:local", ""},
 		{"ollama pull llama3", "llm:local; network:http registry.ollama.ai", ""},
