@@ -642,3 +642,31 @@ deny:
 		}
 	}
 }
+
+// TestOnlyHelpReadsNothing: a catalogued program given only --help or
+// --version prints and reads nothing; anything more, a redirect, an
+// environment setting or a program that runs code of its own is judged
+// as usual.
+func TestOnlyHelpReadsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		src   string
+		quiet bool
+	}{
+		{"git --help", true},
+		{"git --version", true},
+		{"curl --version", true},
+		{"rm --help", true},
+		{"ls --help --version", true},
+		{"rm --help -rf /", false},
+		{"git --help > out.txt", false},
+		{"git --help --exec-path=/tmp/x", false},
+		{"gradle --version", false},
+		{"git -h", false},
+	} {
+		cl := classifyScript(t, tc.src)
+		quiet := len(cl.Accesses) == 1 && cl.Accesses[0].Capability == ParseLocal
+		if quiet != tc.quiet {
+			t.Errorf("%s: %+v, want only-help %v", tc.src, cl.Accesses, tc.quiet)
+		}
+	}
+}

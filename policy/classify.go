@@ -133,6 +133,13 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 	}
 	args := cmd.Argv[1:]
 	spec := specOf(name)
+	if onlyHelp(args) && spec.kind != kindExec && len(cmd.Redirects) == 0 && len(cmd.Assigns) == 0 {
+		// PROG --help or --version of a catalogued program that runs no
+		// code of its own: it prints its usage and reads nothing.
+		c.Verb, c.Reversibility = "read", "reversible"
+		c.Accesses = append(c.Accesses, Access{Capability: ParseLocal})
+		return c
+	}
 	// The path arguments, which one branch below takes.
 	var pathBuf [8]shellparse.Word
 	runs := func(verb string) {
@@ -691,6 +698,21 @@ func (c *Classification) add(pl Place, capability Capability, w shellparse.Word)
 		}
 		c.Accesses = append(c.Accesses, t.access(capability))
 	}
+}
+
+// onlyHelp reports arguments that are only --help and --version, the long
+// forms every GNU program reads the same way (-h and -V mean other things
+// to some programs: shutdown -h, sort -V).
+func onlyHelp(args []shellparse.Word) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		if a.Dynamic || a.Value != "--help" && a.Value != "--version" {
+			return false
+		}
+	}
+	return true
 }
 
 // fdWord reports the target of a descriptor duplication: a number or
