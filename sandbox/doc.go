@@ -190,11 +190,12 @@
 // mount is read-only but the ReadWrite trees; Spec.Later (what runs later
 // outside the sandbox: git hooks, config and info, .envrc, editor tasks,
 // PATH directories, see LaterPaths) is bound read-only over itself inside
-// them; the home directory, /root, /home, /run, /var, /mnt, /media and /srv
-// are replaced by empty read-only directories holding only what the spec
-// grants in them (so the sockets of the user's session are absent); and
-// the socket files of the temp directories' session directories and those
-// the environment names are covered with /dev/null. A process with
+// them; the home directory, /root, /home, /run, /var, /mnt, /media, /srv
+// and /dev/shm are replaced by empty read-only directories holding only
+// what the spec grants in them (so the sockets of the user's session are
+// absent); and the sockets bound in the temp directories and writable
+// caches (from /proc/net/unix) and those the environment names are
+// covered with /dev/null. A process with
 // CAP_SYS_ADMIN builds it on the thread that starts the command, before
 // Landlock and the seccomp filter; any other starts the mnemos binary as
 // its helper (HelperName) in a new user and mount namespace, which builds

@@ -124,23 +124,5 @@ func processName(pid int) string {
 	return strings.TrimSpace(string(b)) + " (" + strconv.Itoa(pid) + ")"
 }
 
-// children lists the process's children, from each of its threads.
-func children() []int {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
+// children lists the process's own children.
+func children() []int { return childrenOf(os.Getpid()) }

@@ -138,9 +138,9 @@ type Spec struct {
 	Sockets []string `json:"sockets,omitempty"`
 	// MaskSockets are socket files to cover wherever they are visible (the
 	// ones the environment names: SSH_AUTH_SOCK, DOCKER_HOST...);
-	// SocketDirs are directories (the temp directories) whose sockets, and
-	// those of their session socket directories (.X11-unix, tmux-*,
-	// ssh-*...), are covered.
+	// SocketDirs are directories (the temp directories) whose sockets
+	// bound in this network namespace, at any depth (/proc/net/unix), are
+	// covered, as are those of the writable trees but the workspace.
 	MaskSockets []string `json:"mask_sockets,omitempty"`
 	SocketDirs  []string `json:"socket_dirs,omitempty"`
 }

@@ -37,18 +37,6 @@ func hiddenZones(home string) []string {
 	return z
 }
 
-// socketDirNames are the directories in a temp directory that hold the
-// sockets of the user's session: X11, ICE, tmux, screen, ssh agents,
-// D-Bus, editors' and terminals' control sockets.
-func socketDirNames(name string) bool {
-	for _, p := range []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-", "ssh-", "dbus-", "vscode-", "screen", "emacs", "kitty", "nvim", "pulse-", "gpg-", "keyring-", "mc-", "systemd-private-", "zellij-", "wezterm", "alacritty", "i3-", "sway"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // viewPlan is the view for one spec, computed without changing anything.
 type viewPlan struct {
 	// writable are the trees, outside every zone, re-attached with their
@@ -328,12 +316,8 @@ func treeOf(real string, trees []string, res resolver) (string, bool) {
 
 // underAny reports whether real lies in one of the trees.
 func underAny(real string, trees []string, res resolver) bool {
-	for _, t := range trees {
-		if rt, ok := res.real(t); ok && within(real, rt) {
-			return true
-		}
-	}
-	return false
+	_, ok := treeOf(real, trees, res)
+	return ok
 }
 
 // enter unshares the calling thread's mount and System V IPC namespaces

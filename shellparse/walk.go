@@ -797,11 +797,6 @@ func (w *walker) walkArithValue(st *state, name string, v value) {
 	}
 }
 
-// walkArithText walks any text the shell evaluates as arithmetic.
-func (w *walker) walkArithText(st *state, s string) {
-	w.arithText(st, s, 1)
-}
-
 // walkArithString walks text the shell evaluates as arithmetic.
 func (w *walker) walkArithString(st *state, s string, depth int) {
 	w.arithText(st, s, depth+1)
