@@ -35,9 +35,9 @@ const (
 
 // helperPlanMsg is what the parent tells the helper.
 type helperPlanMsg struct {
-	View   wireView         `json:"view"`
-	Filter []wireSockFilter `json:"filter,omitempty"`
-	Dir    string           `json:"dir"`
+	View   wireView          `json:"view"`
+	Filter []unix.SockFilter `json:"filter,omitempty"`
+	Dir    string            `json:"dir"`
 }
 
 type wireView struct {
@@ -59,13 +59,6 @@ type wireKept struct {
 	Path  string `json:"path"`
 	Dir   bool   `json:"dir,omitempty"`
 	Write bool   `json:"write,omitempty"`
-}
-
-type wireSockFilter struct {
-	Code uint16 `json:"c"`
-	Jt   uint8  `json:"t"`
-	Jf   uint8  `json:"f"`
-	K    uint32 `json:"k"`
 }
 
 func (v *viewPlan) wire() wireView {
@@ -117,10 +110,7 @@ func startHelper(cmd *exec.Cmd, c confinementOf) error {
 		return err
 	}
 	defer statusR.Close()
-	msg := helperPlanMsg{View: c.view.wire(), Dir: cmd.Dir}
-	for _, f := range c.filter {
-		msg.Filter = append(msg.Filter, wireSockFilter{Code: f.Code, Jt: f.Jt, Jf: f.Jf, K: f.K})
-	}
+	msg := helperPlanMsg{View: c.view.wire(), Filter: c.filter, Dir: cmd.Dir}
 	raw, err := json.Marshal(msg)
 	if err != nil {
 		planW.Close()
@@ -223,11 +213,7 @@ func RunHelper(argv []string) int {
 	}
 	unix.Close(helperRuleset)
 	if len(msg.Filter) > 0 {
-		prog := make([]unix.SockFilter, len(msg.Filter))
-		for i, f := range msg.Filter {
-			prog[i] = unix.SockFilter{Code: f.Code, Jt: f.Jt, Jf: f.Jf, K: f.K}
-		}
-		if err := installSeccomp(prog); err != nil {
+		if err := installSeccomp(msg.Filter); err != nil {
 			return fail(err)
 		}
 	}
