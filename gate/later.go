@@ -197,20 +197,6 @@ func sessionSockets(getenv func(string) string) []string {
 	return out
 }
 
-// commandEnv reads a variable of the environment the command inherits
-// (Config.Environ), "" when unset or when there is none.
-func (g *Gate) commandEnv(name string) string {
-	if g.cfg.Environ == nil {
-		return ""
-	}
-	for _, kv := range g.cfg.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
-}
-
 // quarantine moves aside what a command created at the paths that run
 // later outside the sandbox and did not exist when it started (a mount
 // cannot keep a missing file read-only): each is renamed in place to

@@ -438,13 +438,18 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		tmp = append(tmp, "/tmp")
 	}
 	network := sb.cfg.HasNetwork()
+	// The environment the command inherits, read once.
+	var env []string
+	if g.cfg.Environ != nil {
+		env = g.cfg.Environ()
+	}
 	o := sandbox.Options{
 		Workspace: dec.Workspace, Home: g.cfg.UserHome, TempDirs: tmp,
 		ExtraRead: sb.cfg.Read, ExtraWrite: sb.cfg.Write, Caches: caches,
 		Protected: g.cfg.Paths.Protected(), Secrets: sandbox.DefaultSecrets(g.cfg.UserHome),
 		Network: network, Required: sb.requiredBy != "", RequireTCP: sb.limitsTCP,
-		PathDirs: filepath.SplitList(g.commandEnv("PATH")), GitConfig: writesGitConfig(dec), GitWorktree: changesGitWorktree(dec),
-		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(g.commandEnv), Terminals: ownTerminals(),
+		PathDirs: filepath.SplitList(envValue(env, "PATH")), GitConfig: writesGitConfig(dec), GitWorktree: changesGitWorktree(dec),
+		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(func(k string) string { return envValue(env, k) }), Terminals: ownTerminals(),
 	}
 	if network {
 		o.Ports, o.Bind = sb.cfg.Ports, sb.cfg.Bind
