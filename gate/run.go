@@ -53,6 +53,9 @@ type RunResult struct {
 	// later outside the sandbox (a new .envrc, .git/config.worktree...),
 	// each moved aside to the path given after it.
 	Quarantined [][2]string
+	// Sandbox is what this machine's sandbox enforces (Status.Promises),
+	// as probed for the run.
+	Sandbox sandbox.Status
 	// Reaped are the processes the command left running when it ended,
 	// which were stopped: name (pid).
 	Reaped []string
@@ -95,7 +98,7 @@ func (g *Gate) Run(ctx context.Context, req Request, stdio Stdio, opts RunOption
 		return RunResult{Decision: dec}, nil
 	}
 	res, err := g.exec(ctx, req, dec, stdio, opts, status, early)
-	res.Decision, res.Ran = dec, err == nil || res.ExitCode >= 0
+	res.Decision, res.Ran, res.Sandbox = dec, err == nil || res.ExitCode >= 0, status
 	return res, err
 }
 

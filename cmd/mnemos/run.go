@@ -60,7 +60,7 @@ func (c *RunCmd) Run(a *app) error {
 	}
 	warnJudge(a, res.Decision)
 	if res.Ran {
-		warnPromises(a)
+		warnPromises(a, res.Sandbox)
 		for _, q := range res.Quarantined {
 			fmt.Fprintf(a.io.err, "mnemos: warning: the command created %s, which would run outside the sandbox later; moved it to %s (read it, and move it back yourself if you want it)\n", q[0], q[1])
 		}
@@ -116,8 +116,8 @@ func warnJudge(a *app, d gate.Decision) {
 // or else the process that ran mnemos), which of the sandbox's promises do
 // not hold on this machine. A marker in the state directory remembers
 // that the session was told.
-func warnPromises(a *app) {
-	missing := probeSandbox().Missing()
+func warnPromises(a *app, st sandbox.Status) {
+	missing := st.Missing()
 	if len(missing) == 0 {
 		return
 	}
