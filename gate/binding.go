@@ -271,7 +271,7 @@ func systemOwned(p string, fi fs.FileInfo) bool {
 	if os.Geteuid() == 0 {
 		return false
 	}
-	uid, ok := ownerOf(fi)
+	uid, ok := policy.FileOwner(fi)
 	if !ok || uid != 0 || fi.Mode().Perm()&0o022 != 0 {
 		return false
 	}
@@ -279,7 +279,7 @@ func systemOwned(p string, fi fs.FileInfo) bool {
 	if err != nil {
 		return false
 	}
-	duid, ok := ownerOf(di)
+	duid, ok := policy.FileOwner(di)
 	return ok && duid == 0 && di.Mode().Perm()&0o022 == 0
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mnemos-dev/mnemos/policy"
 )
 
 // StrictModes refuses, as sshd's StrictModes does, the files mnemos
@@ -205,7 +207,7 @@ func appendUnique(out []Unsafe, u Unsafe) []Unsafe {
 // data is fi: its owner, and who may write it.
 func (s StrictModes) check(path string, fi fs.FileInfo, dir bool, kind dirKind) (Unsafe, bool) {
 	var problems, fixes []string
-	owner, known := ownerOf(fi)
+	owner, known := policy.FileOwner(fi)
 	if !known {
 		// No owners or Unix modes here to check.
 		return Unsafe{}, false
@@ -245,7 +247,7 @@ func (s StrictModes) check(path string, fi fs.FileInfo, dir bool, kind dirKind) 
 
 // linkOwner returns what is wrong with the owner of a symbolic link.
 func (s StrictModes) linkOwner(path string, li fs.FileInfo) (Unsafe, bool) {
-	owner, known := ownerOf(li)
+	owner, known := policy.FileOwner(li)
 	if !known || owner == s.UID || owner == 0 {
 		return Unsafe{}, false
 	}

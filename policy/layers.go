@@ -45,7 +45,7 @@ var ErrUntrustedSystemPolicy = errors.New("system policy is not trusted")
 // group or others. It reads the owner from fi.Sys() (a *syscall.Stat_t on
 // Unix systems); where there is none, the file is not trusted.
 func TrustSystemPolicy(fi fs.FileInfo) error {
-	uid, ok := fileOwner(fi)
+	uid, ok := FileOwner(fi)
 	switch {
 	case !ok:
 		return fmt.Errorf("%w: cannot tell who owns %s", ErrUntrustedSystemPolicy, fi.Name())

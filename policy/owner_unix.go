@@ -7,8 +7,9 @@ import (
 	"syscall"
 )
 
-// fileOwner reads the owner's uid from a file's stat data.
-func fileOwner(fi fs.FileInfo) (int, bool) {
+// FileOwner reads the owner's uid from a file's stat data; ok is false
+// where files have no Unix owners.
+func FileOwner(fi fs.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || st == nil {
 		return 0, false
