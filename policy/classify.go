@@ -1926,17 +1926,7 @@ func laterInHome(segs []string, home string, eq func(string, string) bool, eqAny
 		// modules, at every start.
 		return true
 	}
-	under := func(parts ...string) bool {
-		if len(rel) < len(parts) {
-			return false
-		}
-		for i, s := range parts {
-			if !eq(rel[i], s) {
-				return false
-			}
-		}
-		return len(rel) > len(parts) || into
-	}
+	under := func(parts ...string) bool { return underSegs(rel, parts, eq, into) }
 	return under(".config", "autostart") || under(".config", "systemd", "user") || under(".config", "environment.d") ||
 		under(".local", "share", "systemd", "user") || under(".pyenv", "pyenv.d") || under(".pyenv", "shims") ||
 		under(".config", "nvim") || under(".vim") || under(".config", "direnv") || under(".config", "mise") ||
@@ -1956,17 +1946,7 @@ func laterSystem(p string, segs []string, eq func(string, string) bool, eqAny fu
 		"/etc/zsh/zshrc", "/etc/rc.local", "/etc/anacrontab", "/etc/gitconfig", "/etc/ld.so.preload":
 		return true
 	}
-	under := func(parts ...string) bool {
-		if len(segs) < len(parts) {
-			return false
-		}
-		for i, s := range parts {
-			if !eq(segs[i], s) {
-				return false
-			}
-		}
-		return len(segs) > len(parts) || into
-	}
+	under := func(parts ...string) bool { return underSegs(segs, parts, eq, into) }
 	if len(segs) >= 2 && eq(segs[0], "etc") && (strings.HasPrefix(segs[1], "cron") || glob1(segs[1], "cron.d")) {
 		return len(segs) > 2 || into || segs[1] == "crontab"
 	}
@@ -1986,6 +1966,21 @@ func laterSystem(p string, segs []string, eq func(string, string) bool, eqAny fu
 		}
 	}
 	return false
+}
+
+// underSegs reports path segments that begin with parts (each compared
+// with eq): something below them, or, for a write into it (into), the
+// directory itself.
+func underSegs(segs, parts []string, eq func(string, string) bool, into bool) bool {
+	if len(segs) < len(parts) {
+		return false
+	}
+	for i, p := range parts {
+		if !eq(segs[i], p) {
+			return false
+		}
+	}
+	return len(segs) > len(parts) || into
 }
 
 // glob1 reports a glob component that may match lit.
