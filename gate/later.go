@@ -24,16 +24,7 @@ import (
 // Every command of the request must be git: the write is the run's, and
 // another program of the same request (`git switch x && ./script`) would
 // get it too.
-func writesGitConfig(dec Decision) bool {
-	writes := false
-	for _, c := range dec.Commands {
-		if filepath.Base(c.Command.Name()) != "git" {
-			return false
-		}
-		writes = writes || gitWritesConfig(c.Command.Args())
-	}
-	return writes
-}
+func writesGitConfig(dec Decision) bool { return gitAloneAnd(dec, gitWritesConfig) }
 
 // changesGitWorktree reports whether every command of the decision is git
 // and one of them writes the work tree from the repository (checkout,
@@ -43,17 +34,26 @@ func writesGitConfig(dec Decision) bool {
 // the repository has them. A request that mixes git with anything else
 // keeps them read-only.
 func changesGitWorktree(dec Decision) bool {
-	changes := false
+	return gitAloneAnd(dec, func(args []string) bool {
+		switch sub, _ := gitSubcommand(args); sub {
+		case "checkout", "switch", "restore", "reset", "merge", "rebase", "pull", "stash", "cherry-pick", "revert", "am", "apply", "read-tree", "checkout-index":
+			return true
+		}
+		return false
+	})
+}
+
+// gitAloneAnd reports whether every command of the decision is git and
+// does holds for the arguments of one of them.
+func gitAloneAnd(dec Decision, does func(args []string) bool) bool {
+	found := false
 	for _, c := range dec.Commands {
 		if filepath.Base(c.Command.Name()) != "git" {
 			return false
 		}
-		switch sub, _ := gitSubcommand(c.Command.Args()); sub {
-		case "checkout", "switch", "restore", "reset", "merge", "rebase", "pull", "stash", "cherry-pick", "revert", "am", "apply", "read-tree", "checkout-index":
-			changes = true
-		}
+		found = found || does(c.Command.Args())
 	}
-	return changes
+	return found
 }
 
 // gitWritesConfig is writesGitConfig for one git command's arguments.
