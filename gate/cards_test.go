@@ -148,16 +148,7 @@ func (s *spendingScorer) Score(ctx context.Context, _, _ string) (string, error)
 // not let the command run: the decision turns back into ask.
 func TestSecurityGrantUsedUpMeanwhileAsks(t *testing.T) {
 	f := newFixture(t, "")
-	ctx := context.Background()
-	st, err := f.g.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := filepath.Join(f.ws, "n.txt")
-	g, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: target}, approvals.GrantOptions{MaxUses: 1}, f.now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, g := f.writeGrant(t, "n.txt", 1)
 	// Without the other process, the grant lets the command run.
 	if d := f.decide(t, Mode{SpendTicket: true, DryRun: true}, "touch", "n.txt"); d.Outcome != policy.Allow {
 		t.Fatalf("the grant does not cover: %s (%s)", d.Outcome, d.Reason)

@@ -460,20 +460,28 @@ func TestApprovalExpires(t *testing.T) {
 	}
 }
 
+// writeGrant records, for the fixture's requester, a grant to write the
+// workspace file name with maxUses uses, and returns the store it is in.
+func (f *fixture) writeGrant(t *testing.T, name string, maxUses int) (*approvals.Store, policy.Grant) {
+	t.Helper()
+	st, err := f.g.Store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(f.ws, name)
+	g, err := st.RecordGrant(context.Background(), policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: target}, approvals.GrantOptions{MaxUses: maxUses}, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, g
+}
+
 // TestGrantsSpendAndPrune: a grant's max_uses is spent run by run, and a
 // grant unused for the prune window is revoked as stale.
 func TestGrantsSpendAndPrune(t *testing.T) {
 	f := newFixture(t, "")
 	ctx := context.Background()
-	st, err := f.g.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := filepath.Join(f.ws, "n.txt")
-	g, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: target}, approvals.GrantOptions{MaxUses: 2}, f.now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, g := f.writeGrant(t, "n.txt", 2)
 	for i, want := range []policy.Outcome{policy.Allow, policy.Allow, policy.Ask} {
 		if d := f.decide(t, Mode{SpendTicket: true}, "touch", "n.txt"); d.Outcome != want {
 			t.Fatalf("run %d: %s (%s), want %s", i+1, d.Outcome, d.Reason, want)
