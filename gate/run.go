@@ -330,8 +330,10 @@ func (e *earlySandbox) spec(g *Gate, req Request, dec Decision, opts RunOptions)
 	if e != nil {
 		<-e.done
 		// The early spec assumed no command writes git's configuration or
-		// checks out the work tree.
-		if e.err == nil && dec.Workspace == e.ws && !writesGitConfig(dec) && !changesGitWorktree(dec) && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
+		// checks out the work tree,
+		// nor names a program inside a version manager's root.
+		if e.err == nil && dec.Workspace == e.ws && !writesGitConfig(dec) && !changesGitWorktree(dec) &&
+			toolchainPrograms(g.cfg.UserHome, dec) == nil && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
 			return e.sb, e.pre, nil
 		}
 	}
@@ -454,6 +456,7 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		PathDirs: filepath.SplitList(envValue(env, "PATH")), GitConfig: writesGitConfig(dec), GitWorktree: changesGitWorktree(dec),
 		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(func(k string) string { return envValue(env, k) }), Terminals: ownTerminals(),
 	}
+	o.Programs = toolchainPrograms(g.cfg.UserHome, dec)
 	if network {
 		o.Ports, o.Bind = sb.cfg.Ports, sb.cfg.Bind
 	}
@@ -468,6 +471,24 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 	}
 	sb.spec = spec
 	return sb, nil
+}
+
+// toolchainPrograms are the programs the decision's commands name by an
+// absolute path inside a version manager's root under home: the sandbox
+// grants that root as it does when PATH reaches into it.
+func toolchainPrograms(home string, dec Decision) []string {
+	var out []string
+	for _, c := range dec.Commands {
+		if c.Command.Dynamic || len(c.Command.Argv) == 0 || c.Command.Argv[0].Dynamic {
+			continue
+		}
+		if p := c.Command.Argv[0].Value; filepath.IsAbs(p) {
+			if _, ok := sandbox.ToolchainOf(home, p); ok {
+				out = append(out, filepath.Clean(p))
+			}
+		}
+	}
+	return out
 }
 
 func cachePaths(cs []sandbox.Cache) []string {

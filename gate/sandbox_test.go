@@ -993,3 +993,32 @@ func TestSecurityNothingOutlivesTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestToolchainRootFollowsTheCommand: a version manager's root under home
+// is granted read and execute when the command's PATH reaches into it or
+// the command names a program inside it, and never for writing.
+func TestToolchainRootFollowsTheCommand(t *testing.T) {
+	f := newSandboxFixture(t, "level: full\nrules:"+sandboxRules, "")
+	root := filepath.Join(f.home, ".rbenv")
+	prog := filepath.Join(root, "versions", "3.3", "bin", "ruby")
+	if err := os.MkdirAll(filepath.Dir(prog), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := f.sandbox(t, RunOptions{}, "/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(sb.spec.ReadExec, root) {
+		t.Errorf("rbenv's root granted to a command that does not reach it: %v", sb.spec.ReadExec)
+	}
+	sb, err = f.sandbox(t, RunOptions{}, prog, "--version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(sb.spec.ReadExec, root) || slices.Contains(sb.spec.ReadWrite, root) {
+		t.Errorf("rbenv's root should be read and execute for %s: read-exec %v, write %v", prog, sb.spec.ReadExec, sb.spec.ReadWrite)
+	}
+}

@@ -56,6 +56,9 @@ type Options struct {
 	// PathDirs are the directories on the command's PATH: any of them
 	// inside a writable tree stays read-only (Spec.Later).
 	PathDirs []string
+	// Programs are the absolute program paths the command names; with
+	// PathDirs they say which version managers' roots it reaches.
+	Programs []string
 	// GitConfig lets the run write the workspace's .git/config (a command
 	// the decision knows writes it, allowed or approved).
 	GitConfig bool
@@ -133,10 +136,62 @@ func DefaultHomeRead(home string) []string {
 }
 
 // DefaultHomeExec are the tool directories under home a command may run
-// programs from, without changing them: ~/go/bin and ~/.cargo/bin (where
-// cargo itself usually is) among them.
-func DefaultHomeExec(home string) []string {
-	return underHome(home, ".local/bin", "go/bin", ".cargo/bin", ".pyenv", ".nvm", ".volta", ".bun", ".deno", ".asdf", ".local/share/mise")
+// programs from, without changing them: ~/.local/bin, ~/go/bin and
+// ~/.cargo/bin (where cargo itself usually is), and the root of each
+// version manager that the command's PATH reaches into (pathDirs), so that
+// a shim such as ~/.pyenv/shims/python can run the interpreter it selects
+// under ~/.pyenv/versions. A program named by its absolute path inside a
+// root (one of pathDirs too) reaches that root the same way.
+func DefaultHomeExec(home string, pathDirs []string) []string {
+	out := underHome(home, ".local/bin", "go/bin", ".cargo/bin")
+	for _, t := range Toolchains(home) {
+		for _, d := range pathDirs {
+			if filepath.IsAbs(d) && within(filepath.Clean(d), t.Root) {
+				out = append(out, t.Root)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// A Toolchain is a version manager's root under home: the interpreters and
+// compilers it installs, and the shims that choose among them.
+type Toolchain struct {
+	Name string
+	Root string
+}
+
+// toolchainRoots are the version managers' roots under home, by manager.
+var toolchainRoots = []struct{ name, rel string }{
+	{"pyenv", ".pyenv"}, {"nvm", ".nvm"}, {"volta", ".volta"}, {"bun", ".bun"}, {"deno", ".deno"},
+	{"asdf", ".asdf"}, {"mise", ".local/share/mise"}, {"sdkman", ".sdkman"}, {"goenv", ".goenv"},
+	{"rbenv", ".rbenv"}, {"nodenv", ".nodenv"}, {"jenv", ".jenv"}, {"fnm", ".local/share/fnm"}, {"fnm", ".fnm"},
+	{"uv", ".local/share/uv/python"}, {"uv", ".local/share/uv/tools"}, {"rustup", ".rustup"},
+	{"conda", "miniconda3"}, {"conda", "anaconda3"}, {"conda", "miniforge3"}, {"conda", "mambaforge"},
+	{"pixi", ".pixi"}, {"juliaup", ".julia/juliaup"}, {"ghcup", ".ghcup"}, {"opam", ".opam"},
+}
+
+// Toolchains lists the version managers' roots under home.
+func Toolchains(home string) []Toolchain {
+	if home == "" {
+		return nil
+	}
+	out := make([]Toolchain, len(toolchainRoots))
+	for i, t := range toolchainRoots {
+		out[i] = Toolchain{Name: t.name, Root: filepath.Join(home, t.rel)}
+	}
+	return out
+}
+
+// ToolchainOf returns the version manager whose root holds path, if any.
+func ToolchainOf(home, path string) (Toolchain, bool) {
+	for _, t := range Toolchains(home) {
+		if within(filepath.Clean(path), t.Root) {
+			return t, true
+		}
+	}
+	return Toolchain{}, false
 }
 
 func underHome(home string, rel ...string) []string {
@@ -246,6 +301,10 @@ func DefaultSpec(o Options) (Spec, error) {
 		}
 		return existing(def(o.Home))
 	}
+	homeExec := o.HomeExec
+	if homeExec == nil {
+		homeExec = existing(DefaultHomeExec(o.Home, slices.Concat(o.PathDirs, o.Programs)))
+	}
 	caches := o.Caches
 	if caches == nil {
 		caches = slices.DeleteFunc(DefaultCaches(o.Home), func(c Cache) bool { return !ensureCache(c) })
@@ -260,7 +319,7 @@ func DefaultSpec(o Options) (Spec, error) {
 		}
 	}
 	s := Spec{
-		ReadExec:     slices.Concat(existing(systemReadExec()), orDefault(o.HomeExec, DefaultHomeExec), readCaches, o.ExtraRead),
+		ReadExec:     slices.Concat(existing(systemReadExec()), homeExec, readCaches, o.ExtraRead),
 		ReadOnly:     slices.Concat(existing(systemReadOnly()), orDefault(o.HomeRead, DefaultHomeRead)),
 		ReadWrite:    slices.Concat([]string{o.Workspace}, o.TempDirs, writeCaches, o.ExtraWrite),
 		Devices:      existing(devices()),
@@ -388,6 +447,12 @@ func DeniedHint(s Spec, path string) string {
 			}
 		}
 	}
+	// Under a version manager's root, the root is what to grant: a shim
+	// runs the manager's scripts, which run an interpreter elsewhere in it.
+	manager := ""
+	if t, ok := ToolchainOf(s.Home, path); ok {
+		target, manager = t.Root, t.Name
+	}
 	realTarget, _ := res.real(target)
 	for _, d := range s.Deny {
 		rd, _ := res.real(d)
@@ -403,6 +468,9 @@ func DeniedHint(s Spec, path string) string {
 	}
 	if res.grants(real, slices.Concat(s.ReadExec, s.ReadOnly, s.Devices, s.Terminals)) {
 		return fmt.Sprintf("%s is read-only in the sandbox; to let commands change it, add `sandbox: {write: [%s]}` to the policy", path, target)
+	}
+	if manager != "" {
+		return fmt.Sprintf("%s is in %s's root %s, which the sandbox grants only when PATH reaches into it; put its shims or bin directory on PATH, or add `sandbox: {read: [%s]}` to the policy to let commands read and run it", path, manager, target, target)
 	}
 	return fmt.Sprintf("%s is outside every directory the sandbox grants; add `sandbox: {read: [%s]}` to the policy to let commands read and run it, or `sandbox: {write: [%s]}` to let them change it", path, target, target)
 }

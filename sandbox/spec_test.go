@@ -536,3 +536,50 @@ func TestDefaultSpecMakesTheToolCacheDirs(t *testing.T) {
 		}
 	}
 }
+
+func TestToolchainRootsFollowPath(t *testing.T) {
+	home := tree(t, ".pyenv/shims/python", ".pyenv/versions/3.12/bin/python", ".nvm/versions/node/v20/bin/node", ".local/bin/x", ".sdkman/candidates/java/current/bin/java")
+	j := func(p string) string { return filepath.Join(home, p) }
+	tests := []struct {
+		path []string
+		want []string
+		not  []string
+	}{
+		{nil, []string{j(".local/bin")}, []string{j(".pyenv"), j(".nvm"), j(".sdkman")}},
+		{[]string{j(".pyenv/shims"), "/usr/bin"}, []string{j(".pyenv")}, []string{j(".nvm"), j(".sdkman")}},
+		{[]string{j(".nvm/versions/node/v20/bin")}, []string{j(".nvm")}, []string{j(".pyenv")}},
+		{[]string{j(".sdkman/candidates/java/current/bin")}, []string{j(".sdkman")}, []string{j(".pyenv")}},
+		// A relative entry or a look-alike name reaches no root.
+		{[]string{".pyenv/shims", j(".pyenv-old/bin")}, nil, []string{j(".pyenv")}},
+	}
+	for _, tt := range tests {
+		got := DefaultHomeExec(home, tt.path)
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("PATH %v: %s not granted; got %v", tt.path, w, got)
+			}
+		}
+		for _, n := range tt.not {
+			if slices.Contains(got, n) {
+				t.Errorf("PATH %v: %s granted; got %v", tt.path, n, got)
+			}
+		}
+	}
+	s, err := DefaultSpec(Options{Workspace: j(".local"), Home: home, PathDirs: []string{j(".pyenv/shims")}, Caches: []Cache{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(s.ReadExec, j(".pyenv")) || slices.Contains(s.ReadWrite, j(".pyenv")) {
+		t.Errorf("pyenv's root should be read and execute, never write: %+v", s)
+	}
+}
+
+func TestDeniedHintNamesTheManagersRoot(t *testing.T) {
+	home := tree(t, ".pyenv/versions/3.12/bin/python", ".pyenv/libexec/pyenv")
+	s := Spec{Home: home, ReadExec: []string{"/usr"}}
+	got := DeniedHint(s, filepath.Join(home, ".pyenv/versions/3.12/bin/python"))
+	want := "in pyenv's root " + filepath.Join(home, ".pyenv") + ", which the sandbox grants only when PATH reaches into it"
+	if !strings.Contains(got, want) || !strings.Contains(got, "{read: ["+filepath.Join(home, ".pyenv")+"]}") {
+		t.Errorf("hint = %q, want it to name %q", got, want)
+	}
+}
