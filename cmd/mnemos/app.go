@@ -129,6 +129,10 @@ type app struct {
 	// onlyTightens names the command when it can only make things
 	// stricter: files StrictModes refuses are then warnings (see trust).
 	onlyTightens string
+	// tolerant names the command when it reads nothing from the policy
+	// and can only show the state or make things stricter: a policy file
+	// that does not load is then a warning (see policies).
+	tolerant string
 }
 
 // exitError carries an exit code and, optionally, a message and hint.
@@ -441,16 +445,9 @@ func (a *app) gate() (*gate.Gate, error) {
 	if err := a.checkModes(paths, cwd); err != nil {
 		return nil, err
 	}
-	pol, err := a.loadLayers(paths, cwd)
+	pol, extra, err := a.policies(paths, cwd)
 	if err != nil {
 		return nil, err
-	}
-	var extra *policy.Policy
-	if a.cli.PolicyArg != "" {
-		extra, err = policy.Load(a.cli.PolicyArg)
-		if err != nil {
-			return nil, err
-		}
 	}
 	self := []string{"mnemos"}
 	if exe, err := os.Executable(); err == nil {

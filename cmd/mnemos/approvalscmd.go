@@ -28,6 +28,7 @@ type ApprovalsListCmd struct {
 
 // Run lists requests, newest first.
 func (c *ApprovalsListCmd) Run(a *app) error {
+	a.tolerant = "approvals list"
 	g, err := a.gate()
 	if err != nil {
 		return err
@@ -83,6 +84,7 @@ type ApprovalsShowCmd struct {
 
 // Run prints one request.
 func (c *ApprovalsShowCmd) Run(a *app) error {
+	a.tolerant = "approvals show"
 	g, err := a.gate()
 	if err != nil {
 		return err
@@ -184,7 +186,7 @@ type DenyCmd struct {
 
 // Run rejects a request.
 func (c *DenyCmd) Run(a *app) error {
-	a.onlyTightens = "approvals deny"
+	a.onlyTightens, a.tolerant = "approvals deny", "approvals deny"
 	g, err := a.gate()
 	if err != nil {
 		return err
@@ -206,7 +208,7 @@ type CancelCmd struct {
 
 // Run withdraws a request.
 func (c *CancelCmd) Run(a *app) error {
-	a.onlyTightens = "approvals cancel"
+	a.onlyTightens, a.tolerant = "approvals cancel", "approvals cancel"
 	g, err := a.gate()
 	if err != nil {
 		return err

@@ -35,6 +35,8 @@ func (c *AuditTailCmd) Run(a *app) error {
 	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
 		return err
 	}
+	a.tolerant = "audit tail"
+	a.notePolicy(p)
 	recs, err := audit.Open(p.AuditFile, audit.Options{}).Tail(c.N)
 	if err != nil {
 		return &exitError{code: exitConfig, msg: "cannot read the audit log: " + err.Error()}
@@ -140,6 +142,8 @@ func (c *AuditVerifyCmd) Run(a *app) error {
 	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
 		return err
 	}
+	a.tolerant = "audit verify"
+	a.notePolicy(p)
 	o := audit.VerifyOptions{}
 	if c.Head != "" {
 		h, err := audit.ParseHead(c.Head)
@@ -249,6 +253,8 @@ func (c *AuditHeadCmd) Run(a *app) error {
 	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
 		return err
 	}
+	a.tolerant = "audit head"
+	a.notePolicy(p)
 	rep, err := audit.Verify(p.AuditFile, "")
 	if err != nil {
 		return verifyError(err)
@@ -293,6 +299,8 @@ func (c *AuditVaglioCmd) Run(a *app) error {
 	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
 		return err
 	}
+	a.tolerant = "audit vaglio"
+	a.notePolicy(p)
 	recs, skipped, err := vaglio.ReadLog(p.VaglioDir, c.N)
 	if err != nil {
 		return &exitError{code: exitConfig, msg: "cannot read vaglio's log: " + err.Error()}

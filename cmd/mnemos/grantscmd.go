@@ -27,7 +27,7 @@ func (c *PruneCmd) Run(a *app) error {
 	if err != nil || d <= 0 {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("--unused-for %q is not a positive duration", c.UnusedFor), hint: "write it like 90d, 36h or 45m"}
 	}
-	a.onlyTightens = "grants prune"
+	a.onlyTightens, a.tolerant = "grants prune", "grants prune"
 	g, err := a.gate()
 	if err != nil {
 		return err
@@ -65,6 +65,7 @@ type GrantsListCmd struct {
 
 // Run lists grants, newest first.
 func (c *GrantsListCmd) Run(a *app) error {
+	a.tolerant = "grants list"
 	g, err := a.gate()
 	if err != nil {
 		return err
@@ -132,7 +133,7 @@ func (c *RevokeCmd) Run(a *app) error {
 	if err != nil || id <= 0 {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("grant id %q is not a positive number", c.ID), hint: "see ids with `mnemos grants list`"}
 	}
-	a.onlyTightens = "grants revoke"
+	a.onlyTightens, a.tolerant = "grants revoke", "grants revoke"
 	g, err := a.gate()
 	if err != nil {
 		return err
