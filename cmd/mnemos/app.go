@@ -54,6 +54,7 @@ type Globals struct {
 // CLI is the command line.
 type CLI struct {
 	Globals
+	VersionFlag versionFlag `name:"version" help:"Print the version and exit."`
 
 	Init       InitCmd       `cmd:"" help:"Write the commented default policy file."`
 	Run        RunCmd        `cmd:"" help:"Decide, then run an allowed command: mnemos run -- CMD [ARG...]."`
@@ -63,7 +64,7 @@ type CLI struct {
 	Extensions ExtensionsCmd `cmd:"" help:"Admit an extension's manifest; list and revoke extensions."`
 	Audit      AuditCmd      `cmd:"" help:"Show and verify the audit log."`
 	Sandbox    SandboxCmd    `cmd:"" help:"Show what the kernel's sandbox can enforce."`
-	Version    VersionCmd    `cmd:"" help:"Print the version."`
+	Version    VersionCmd    `cmd:"" help:"Print the version, the commit it was built from and the Go release."`
 }
 
 // runOnly and checkOnly are the grammars of the two commands every agent
@@ -111,7 +112,8 @@ func wholeCLI() (any, *Globals) {
 	return c, &c.Globals
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version, when set at build time with -ldflags "-X main.version=...",
+// replaces the module version of the build information (version.go).
 var version = "dev"
 
 // app holds what subcommands need; it is bound into kong.
@@ -210,7 +212,6 @@ func parse(grammar any, args []string, s stdio, getenv func(string) string) (*ko
 		kong.UsageOnError(),
 		kong.Writers(s.out, s.err),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.Vars{"version": version},
 		kong.Resolvers(envResolver(getenv)),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	)

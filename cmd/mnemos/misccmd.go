@@ -104,12 +104,3 @@ func (c *SandboxStatusCmd) Run(a *app) error {
 	}
 	return nil
 }
-
-// VersionCmd prints the version.
-type VersionCmd struct{}
-
-// Run prints the version.
-func (VersionCmd) Run(a *app) error {
-	fmt.Fprintf(a.io.out, "mnemos %s\n", version)
-	return nil
-}
