@@ -15,6 +15,7 @@ type ApprovalsCmd struct {
 	Approve ApproveCmd       `cmd:"" help:"Approve a pending request: its identical rerun runs once."`
 	Deny    DenyCmd          `cmd:"" help:"Reject a pending request."`
 	Cancel  CancelCmd        `cmd:"" help:"Withdraw your own pending request: it can no longer be approved."`
+	URL     ApprovalsURLCmd  `cmd:"" name:"url" help:"Print the address of the approvals page mnemos serve runs, with its access token."`
 	Answer  AnswerCmd        `cmd:"" help:"Resolve a request from a channel button's data (approve:TOKEN or reject:TOKEN) as --channel and --sender; what a channel bridge runs."`
 }
 

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/mnemos-dev/mnemos/serve"
+)
+
+// ServeCmd is mnemos serve: the approvals web page, the Telegram bot,
+// channel retries and the expiry sweep, in one long-lived process a user.
+type ServeCmd struct {
+	Addr        string `placeholder:"HOST:PORT" help:"Loopback address to listen on (default 127.0.0.1 and a port chosen for this user; :0 picks a free one)."`
+	PrintURL    bool   `default:"true" negatable:"" help:"Print the page's address with its access token on stdout (--no-print-url under a service manager)."`
+	RotateToken bool   `help:"Make a new access token: every browser signed in must open the new address."`
+	InstallUnit bool   `help:"Write a systemd user unit that runs mnemos serve, print what was written, and exit."`
+}
+
+// Run serves until SIGTERM or SIGINT, then drains.
+func (c *ServeCmd) Run(a *app) error {
+	if c.InstallUnit {
+		return c.installUnit(a)
+	}
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	st, err := g.Store(a.ctx)
+	if err != nil {
+		return err
+	}
+	paths := g.Config().Paths
+	level := slog.LevelInfo
+	if a.cli.Verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(a.io.err, &slog.HandlerOptions{Level: level}))
+	cfg := serve.Config{
+		StateDir:    paths.StateDir,
+		Addr:        c.Addr,
+		Identity:    a.identity(),
+		Resolver:    g,
+		Registry:    st,
+		Audit:       g.Config().Audit,
+		Log:         log,
+		Now:         a.now,
+		RotateToken: c.RotateToken,
+		Watch:       []string{paths.DBFile, paths.DBFile + "-wal"},
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = defaultServeAddr()
+	}
+	s, err := serve.Start(cfg)
+	if err != nil && c.Addr == "" && errors.Is(err, syscall.EADDRINUSE) {
+		// The user's usual port is taken: any free one will do.
+		cfg.Addr = "127.0.0.1:0"
+		s, err = serve.Start(cfg)
+	}
+	switch {
+	case errors.Is(err, serve.ErrRunning):
+		return &exitError{code: exitFailure, msg: err.Error(), hint: "open its page with the address `mnemos approvals url` prints"}
+	case err != nil && c.Addr != "":
+		return &exitError{code: exitUsage, msg: err.Error()}
+	case err != nil:
+		return err
+	}
+	if c.PrintURL {
+		fmt.Fprintln(a.io.out, s.URL())
+	}
+	fmt.Fprintf(a.io.err, "mnemos: approvals page on http://%s/ (its address with the access token: mnemos approvals url)\n", s.Addr())
+	ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return s.Run(ctx)
+}
+
+// defaultServeAddr is 127.0.0.1 and a port that stays the same for a user
+// across restarts, so a bookmarked page keeps working.
+func defaultServeAddr() string {
+	return "127.0.0.1:" + strconv.Itoa(7700+os.Getuid()%1000)
+}
+
+// installUnit writes the systemd user unit and prints it.
+func (c *ServeCmd) installUnit(a *app) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the mnemos binary: %w", err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return fmt.Errorf("cannot find the mnemos binary: %w", err)
+	}
+	home := a.userHome()
+	if home == "" {
+		return &exitError{code: exitConfig, msg: "cannot find the home directory", hint: "set HOME"}
+	}
+	argv := []string{exe, "serve", "--no-print-url"}
+	if c.Addr != "" {
+		if _, err := serve.CheckAddr(c.Addr); err != nil {
+			return &exitError{code: exitUsage, msg: err.Error()}
+		}
+		argv = append(argv, "--addr", c.Addr)
+	}
+	env := map[string]string{}
+	for _, k := range []string{"MNEMOS_HOME", "MNEMOS_CHANNEL", "MNEMOS_SENDER", "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
+		if v := a.getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	if a.cli.Home != "" {
+		abs, err := filepath.Abs(a.cli.Home)
+		if err != nil {
+			return err
+		}
+		env["MNEMOS_HOME"] = abs
+	}
+	path := serve.UnitPath(a.getenv, home)
+	text := serve.Unit(argv, env)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.io.out, "wrote %s:\n\n%s\n", path, text)
+	fmt.Fprintf(a.io.out, "start it now and at every login with:\n  systemctl --user daemon-reload && systemctl --user enable --now %s\n", serve.UnitName)
+	return nil
+}
+
+// ApprovalsURLCmd is mnemos approvals url.
+type ApprovalsURLCmd struct{}
+
+// Run prints the running page's address with its access token.
+func (c *ApprovalsURLCmd) Run(a *app) error {
+	paths, err := a.paths()
+	if err != nil {
+		return err
+	}
+	u, err := serve.URL(paths.StateDir)
+	if errors.Is(err, serve.ErrNotRunning) {
+		return &exitError{code: exitFailure, msg: err.Error(), hint: "start it with `mnemos serve` (or install it as a user service: `mnemos serve --install-unit`)"}
+	}
+	if err != nil {
+		return &exitError{code: exitConfig, msg: err.Error()}
+	}
+	fmt.Fprintln(a.io.out, u)
+	return nil
+}

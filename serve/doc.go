@@ -1,0 +1,29 @@
+// Package serve is mnemos serve: the one long-lived process of a user that
+// brings approvals to where the person is and their answers back.
+//
+// It owns:
+//
+//   - the lock that keeps one instance a user (serve.lock in the state
+//     directory) and the file that says where it listens (serve.json);
+//   - the approvals web page: bound to a loopback address only, opened with
+//     a random access token of 256 bits (serve.token, 0600) that is moved to
+//     a session cookie (HttpOnly, SameSite=Strict) on first load and then
+//     redirected away from the URL; pending cards with Approve, Reject and
+//     the territory choices, recent history, live updates by server-sent
+//     events. Every response carries a strict Content-Security-Policy and
+//     no Referer; every request must name the bound address in its Host
+//     header (DNS rebinding); every POST carries a CSRF token bound to the
+//     session; a GET never changes anything;
+//   - the Telegram bot (seed 002, chapter 7): cards with inline buttons,
+//     long polling, the callback dispatcher, pairing of a Telegram user
+//     with a requester identity;
+//   - retries of webhook deliveries that failed, within the request's TTL;
+//   - the sweep that marks expired requests (approval.expired).
+//
+// It never decides a command and never runs one: every answer goes
+// through the [Resolver] (the gate's Approve and Deny), which makes the
+// registry's four checks, issues the one-shot ticket and writes the audit
+// events. Requests are read through the [Registry] (the approvals store's
+// List and Get). The access token, the session keys and the bot token are
+// never logged and never written to the audit log.
+package serve

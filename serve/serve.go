@@ -1,0 +1,267 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/gate"
+)
+
+// Resolver answers requests and sweeps expired ones; *gate.Gate is one.
+// It makes the registry's checks, issues tickets and writes the audit
+// events: serve decides nothing itself.
+type Resolver interface {
+	Approve(ctx context.Context, token string, by approvals.Identity, o gate.ApproveOptions) (gate.Approved, error)
+	Deny(ctx context.Context, token string, by approvals.Identity) (approvals.Pending, error)
+	ExpireSweep(ctx context.Context) (int, error)
+}
+
+// Registry reads requests; *approvals.Store is one.
+type Registry interface {
+	List(ctx context.Context, o approvals.ListOptions, now time.Time) ([]approvals.Pending, error)
+	Get(ctx context.Context, token string) (approvals.Pending, error)
+}
+
+// Recorder appends audit events (channel.delivered, channel.failed).
+type Recorder interface {
+	Append(ctx context.Context, kind string, attrs ...slog.Attr) error
+}
+
+// Config is what a Server needs; nothing is read from globals.
+type Config struct {
+	// StateDir holds serve's lock, token and channel state.
+	StateDir string
+	// Addr is the loopback address to listen on (host:port; port 0
+	// chooses one).
+	Addr string
+	// Identity is whom the page answers as: the requests of this identity
+	// get buttons, and the registry refuses the others.
+	Identity approvals.Identity
+	Resolver Resolver
+	Registry Registry
+	// Audit receives the channel events serve writes itself.
+	Audit Recorder
+	// Log is the diagnostic log (stderr).
+	Log *slog.Logger
+	Now func() time.Time
+	// Rand is the source of tokens and session ids (crypto/rand when nil).
+	Rand io.Reader
+	// RotateToken makes a new access token, ending every session.
+	RotateToken bool
+	// Watch are files whose change means the registry may have changed
+	// (the database and its WAL); they are checked every Poll.
+	Watch []string
+	// Poll is how often Watch is checked (default 100 ms); the registry
+	// is read at least every Refresh (default 2 s) all the same.
+	Poll, Refresh time.Duration
+	// SweepEvery is how often expired requests are swept (default 5 s).
+	SweepEvery time.Duration
+	// Drain bounds how long a stop waits for requests in flight (5 s).
+	Drain time.Duration
+}
+
+// Server is a running mnemos serve.
+type Server struct {
+	cfg  Config
+	inst *instance
+	ln   net.Listener
+	addr string
+	sess *sessions
+	hub  *hub
+	web  *http.Server
+
+	mu     sync.Mutex
+	flash  map[string]string // session -> message for its next page
+	wg     sync.WaitGroup
+	closed chan struct{}
+	parsed *template.Template
+}
+
+// Start takes the lock (ErrRunning when another instance holds it),
+// loads or makes the access token and listens. It does not serve yet: see
+// Run.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 100 * time.Millisecond
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = 2 * time.Second
+	}
+	if cfg.SweepEvery <= 0 {
+		cfg.SweepEvery = 5 * time.Second
+	}
+	if cfg.Drain <= 0 {
+		cfg.Drain = 5 * time.Second
+	}
+	if cfg.Resolver == nil || cfg.Registry == nil {
+		return nil, errors.New("serve: a resolver and a registry are required")
+	}
+	host, err := CheckAddr(cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := acquire(cfg.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := loadToken(cfg.StateDir, cfg.Rand, cfg.RotateToken)
+	if err != nil {
+		inst.release()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, portOf(cfg.Addr)))
+	if err != nil {
+		inst.release()
+		return nil, err
+	}
+	s := &Server{
+		cfg:    cfg,
+		inst:   inst,
+		ln:     ln,
+		addr:   ln.Addr().String(),
+		sess:   newSessions(tok, cfg.Rand, cfg.Now),
+		hub:    newHub(),
+		flash:  map[string]string{},
+		closed: make(chan struct{}),
+	}
+	if err := inst.publish(Info{Addr: s.addr, PID: os.Getpid(), Started: cfg.Now().UTC()}); err != nil {
+		ln.Close()
+		inst.release()
+		return nil, err
+	}
+	s.web = &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		// Errors of the HTTP server go to the diagnostic log; they never
+		// carry a request's URL.
+		ErrorLog: slog.NewLogLogger(cfg.Log.Handler(), slog.LevelDebug),
+	}
+	return s, nil
+}
+
+// Addr is the address the page listens on.
+func (s *Server) Addr() string { return s.addr }
+
+// URL is the page's address with its access token: print it only to the
+// person.
+func (s *Server) URL() string { return pageURL(s.addr, s.sess.token) }
+
+// Run serves until ctx is done, then drains: it stops accepting, lets
+// requests in flight (and the bot's current update) finish within
+// Config.Drain, closes the live streams and releases the lock.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.inst.release()
+	work, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	errc := make(chan error, 1)
+	go func() {
+		err := s.web.Serve(s.ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		errc <- err
+	}()
+	s.goLoop(work, "watch", s.watch)
+	s.goLoop(work, "sweep", s.sweep)
+	s.cfg.Log.Info("serving approvals", "addr", s.addr, "identity", s.cfg.Identity.Channel+":"+s.cfg.Identity.Sender)
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.cfg.Log.Info("stopping: draining requests in flight")
+	close(s.closed) // live streams end
+	dctx, cancel := context.WithTimeout(context.Background(), s.cfg.Drain)
+	defer cancel()
+	if serr := s.web.Shutdown(dctx); serr != nil && err == nil {
+		err = fmt.Errorf("drain: %w", serr)
+	}
+	stop()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-dctx.Done():
+		s.cfg.Log.Warn("stopping: background work did not finish in time")
+	}
+	s.cfg.Log.Info("stopped")
+	return err
+}
+
+func (s *Server) goLoop(ctx context.Context, name string, fn func(context.Context)) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn(ctx)
+		s.cfg.Log.Debug("loop ended", "loop", name)
+	}()
+}
+
+// sweep marks expired requests, recording approval.expired for each.
+func (s *Server) sweep(ctx context.Context) {
+	t := time.NewTicker(s.cfg.SweepEvery)
+	defer t.Stop()
+	for {
+		n, err := s.cfg.Resolver.ExpireSweep(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.cfg.Log.Error("sweep expired requests", "err", err)
+		} else if n > 0 {
+			s.cfg.Log.Info("expired requests swept", "count", n)
+			s.hub.kick()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// CheckAddr accepts host:port on a loopback address only and returns the
+// host to listen on ("localhost" is 127.0.0.1).
+func CheckAddr(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: want HOST:PORT on a loopback address, e.g. 127.0.0.1:7077", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return "", fmt.Errorf("--addr %q: bad port", addr)
+	}
+	if host == "localhost" {
+		return "127.0.0.1", nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return "", fmt.Errorf("--addr %q: the page listens on a loopback address only (127.0.0.1 or ::1); reach it from elsewhere through an SSH tunnel", addr)
+	}
+	return ip.String(), nil
+}
+
+func portOf(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return port
+}

@@ -1,0 +1,313 @@
+package serve
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/gate"
+)
+
+//go:embed static/page.html
+var pageHTML string
+
+//go:embed static/app.js
+var appJS []byte
+
+//go:embed static/style.css
+var styleCSS []byte
+
+// contentSecurityPolicy allows the page its own script, style and event
+// stream and nothing else: no inline script or style, no frames, no
+// plugins, forms posting only to itself.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+const (
+	pendingLimit = 50
+	historyLimit = 20
+	maxFormBytes = 8 << 10
+)
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.page)
+	mux.HandleFunc("GET /events", s.events)
+	mux.HandleFunc("POST /answer", s.answer)
+	mux.HandleFunc("GET /static/app.js", static("text/javascript; charset=utf-8", appJS))
+	mux.HandleFunc("GET /static/style.css", static("text/css; charset=utf-8", styleCSS))
+	return s.guard(mux)
+}
+
+func static(ctype string, body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctype)
+		w.Write(body)
+	}
+}
+
+// guard applies the rules every request meets: security headers on every
+// response, the Host header naming the bound address (a page of another
+// site whose name resolves to 127.0.0.1 sends its own name: DNS
+// rebinding), a POST coming from the page itself, and a log line that
+// names the path only (never the query, which may hold the access token).
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		switch {
+		case !s.hostOK(r.Host):
+			http.Error(sw, "this page answers only to "+s.addr, http.StatusMisdirectedRequest)
+		case r.Method == http.MethodPost && !sameOrigin(r):
+			http.Error(sw, "cross-site request refused", http.StatusForbidden)
+		default:
+			next.ServeHTTP(sw, r)
+		}
+		s.cfg.Log.Info("http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"ms", time.Since(start).Milliseconds())
+	})
+}
+
+// hostOK accepts the bound address, and localhost with its port when
+// bound to 127.0.0.1.
+func (s *Server) hostOK(host string) bool {
+	if host == s.addr {
+		return true
+	}
+	h, port, err := net.SplitHostPort(s.addr)
+	return err == nil && h == "127.0.0.1" && host == "localhost:"+port
+}
+
+// sameOrigin refuses a POST that a browser says comes from elsewhere.
+func sameOrigin(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		return false
+	}
+	if f := r.Header.Get("Sec-Fetch-Site"); f != "" && f != "same-origin" {
+		return false
+	}
+	return true
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// page shows the requests. Opened with the access token (?t=), it gives
+// the browser a session cookie and sends it to the same page without the
+// token, so the token leaves the address bar and the history entry at
+// once, and never reaches a Referer (there is also Referrer-Policy).
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	if q := r.URL.Query(); q.Has("t") {
+		if !s.sess.tokenOK(q.Get("t")) {
+			s.plain(w, http.StatusForbidden, "This link is not valid. Run `mnemos approvals url` for the current one.")
+			return
+		}
+		c, err := s.sess.issue()
+		if err != nil {
+			s.plain(w, http.StatusInternalServerError, "cannot start a session")
+			return
+		}
+		http.SetCookie(w, c)
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	sid := s.sess.session(r)
+	if sid == "" {
+		s.plain(w, http.StatusUnauthorized, "Open the link that `mnemos approvals url` prints (it signs this browser in).")
+		return
+	}
+	s.mu.Lock()
+	flash := s.flash[sid]
+	delete(s.flash, sid)
+	s.mu.Unlock()
+	data, err := s.view(r, sid)
+	if err != nil {
+		s.cfg.Log.Error("read requests", "err", err)
+		s.plain(w, http.StatusInternalServerError, "cannot read the requests; see mnemos serve's log")
+		return
+	}
+	data.Flash = flash
+	var buf bytes.Buffer
+	if err := s.tmpl().ExecuteTemplate(&buf, "page", data); err != nil {
+		s.cfg.Log.Error("render page", "err", err)
+		s.plain(w, http.StatusInternalServerError, "cannot render the page")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+func (s *Server) plain(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	fmt.Fprintln(w, msg)
+}
+
+// answer resolves a request as the page's identity through the Resolver.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	sid := s.sess.session(r)
+	if sid == "" {
+		s.plain(w, http.StatusUnauthorized, "no session: open the link that `mnemos approvals url` prints")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		s.plain(w, http.StatusBadRequest, "bad form")
+		return
+	}
+	if !s.sess.csrfOK(sid, r.PostForm.Get("csrf")) {
+		s.plain(w, http.StatusForbidden, "bad or missing CSRF token: reload the page")
+		return
+	}
+	id := strings.TrimSpace(r.PostForm.Get("id"))
+	msg, err := s.resolve(r, id, r.PostForm.Get("answer"))
+	if err != nil {
+		msg = "Not answered: " + approvals.Printable(err.Error())
+		s.cfg.Log.Warn("answer refused", "id", approvals.Printable(id), "err", approvals.Printable(err.Error()))
+	}
+	s.mu.Lock()
+	s.flash[sid] = msg
+	s.mu.Unlock()
+	s.hub.kick()
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (s *Server) resolve(r *http.Request, id, answer string) (string, error) {
+	by := s.cfg.Identity
+	verb, remember, _ := strings.Cut(answer, ":")
+	switch verb {
+	case "approve":
+		switch remember {
+		case "", approvals.TerritorySession, approvals.TerritoryPermanent:
+		default:
+			return "", fmt.Errorf("unknown choice %q", remember)
+		}
+		res, err := s.cfg.Resolver.Approve(r.Context(), id, by, gate.ApproveOptions{Remember: remember})
+		if err != nil {
+			return "", err
+		}
+		s.cfg.Log.Info("approved", "id", res.Pending.Token, "territory", res.Pending.Territory, "via", "web")
+		msg := "Approved: " + summary(res.Pending)
+		if res.Rule != nil {
+			msg += " (an allow rule was added to " + approvals.Printable(res.Rule.File) + ")"
+		} else if len(res.Grants) > 0 {
+			msg += fmt.Sprintf(" (%d grant(s) recorded)", len(res.Grants))
+		}
+		return msg, nil
+	case "reject":
+		p, err := s.cfg.Resolver.Deny(r.Context(), id, by)
+		if err != nil {
+			return "", err
+		}
+		s.cfg.Log.Info("rejected", "id", p.Token, "via", "web")
+		return "Rejected: " + summary(p), nil
+	}
+	return "", errors.New("unknown answer: want approve or reject")
+}
+
+// events streams the requests to the page: one "cards" event with the
+// rendered list now and after every change, a comment every 15 s to keep
+// the connection open, until the page goes or serve stops.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	sid := s.sess.session(r)
+	if sid == "" {
+		s.plain(w, http.StatusUnauthorized, "no session")
+		return
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	ping := time.NewTicker(15 * time.Second)
+	defer ping.Stop()
+	for {
+		changed := s.hub.changed()
+		data, err := s.view(r, sid)
+		if err != nil {
+			s.cfg.Log.Error("read requests", "err", err)
+			return
+		}
+		var buf bytes.Buffer
+		if err := s.tmpl().ExecuteTemplate(&buf, "live", data); err != nil {
+			s.cfg.Log.Error("render cards", "err", err)
+			return
+		}
+		if _, err := w.Write(sseEvent("cards", buf.String())); err != nil {
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+		if !s.waitChange(w, rc, r, changed, ping.C) {
+			return
+		}
+	}
+}
+
+// waitChange waits for a change, pinging the page meanwhile; false when
+// the stream is over.
+func (s *Server) waitChange(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, changed <-chan struct{}, ping <-chan time.Time) bool {
+	for {
+		select {
+		case <-changed:
+			return true
+		case <-ping:
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil || rc.Flush() != nil {
+				return false
+			}
+		case <-r.Context().Done():
+			return false
+		case <-s.closed:
+			return false
+		}
+	}
+}
+
+// sseEvent frames data as one server-sent event, a data: line per line.
+func sseEvent(name, data string) []byte {
+	var b bytes.Buffer
+	b.WriteString("event: " + name + "\n")
+	for _, l := range strings.Split(data, "\n") {
+		b.WriteString("data: ")
+		b.WriteString(strings.TrimSuffix(l, "\r"))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+func (s *Server) tmpl() *template.Template {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.parsed == nil {
+		s.parsed = template.Must(template.New("page").Parse(pageHTML))
+	}
+	return s.parsed
+}
