@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
@@ -12,10 +13,10 @@ import (
 
 // PolicyCmd groups the policy subcommands.
 type PolicyCmd struct {
-	Check    CheckCmd    `cmd:"" help:"Decide a command without running it: mnemos policy check [--json] -- CMD [ARG...]. Exit 0 allow, 75 ask, 77 deny."`
+	Check    CheckCmd    `cmd:"" help:"Decide a command without running it: mnemos policy check [--json] -- CMD [ARG...]. An ask parks a pending approval, as run does, unless --dry-run. Exit 0 allow, 75 ask, 77 deny."`
 	Explain  ExplainCmd  `cmd:"" help:"Explain a decision step by step without running or recording anything: the parse, each unwrapping, each command's guard checks, accesses, table cells, every rule considered and why it did or did not match, the grants consulted, the decision."`
-	Registry RegistryCmd `cmd:"" help:"Print the 13 capabilities of the registry, one JSON line each."`
-	Table    TableCmd    `cmd:"" help:"Print the autonomy × capability table, one JSON line per level."`
+	Registry RegistryCmd `cmd:"" help:"Print the 13 capabilities of the registry: a table on a terminal, one JSON line each otherwise (or with --json)."`
+	Table    TableCmd    `cmd:"" help:"Print the autonomy × capability table: a table on a terminal, one JSON line per level otherwise (or with --json)."`
 	Outcome  OutcomeCmd  `cmd:"" help:"The effective outcome of one capability at a level: the table's cell, lifted by a grant of the identity on --target."`
 	Show     ShowCmd     `cmd:"" help:"Print which policy file applies and its rules."`
 	Lint     LintCmd     `cmd:"" help:"Validate a policy file: every error as FILE:LINE:COL: message, warnings for unreachable rules. Exit 78 on error."`
@@ -25,7 +26,7 @@ type PolicyCmd struct {
 // CheckCmd is mnemos policy check.
 type CheckCmd struct {
 	JSON    bool `name:"json" help:"Print one JSON object."`
-	DryRun  bool `help:"Record nothing and create no pending approval."`
+	DryRun  bool `help:"Record nothing and create no pending approval (without it, an ask is parked for a person to approve and recorded in the audit log)."`
 	Explain bool `help:"Print the step-by-step trace of policy explain (with --json: the rules considered in each command)."`
 	// Unsandboxed only makes the decision stricter.
 	Unsandboxed bool `help:"The command will run outside mnemos's sandbox (a hook runs it itself): a read of a path not known before it runs asks at every level. Recorded in the audit log."`
@@ -116,11 +117,35 @@ func printDecision(w io.Writer, d gate.Decision) {
 	}
 }
 
-// RegistryCmd prints seed 000's registry.
-type RegistryCmd struct{}
+// formatFlags choose between the aligned table people read and the JSON
+// lines programs read: the table on a terminal, JSON lines elsewhere.
+type formatFlags struct {
+	JSON bool `name:"json" xor:"format" help:"Print JSON lines (the default when stdout is not a terminal)."`
+	Text bool `name:"text" xor:"format" help:"Print the aligned table (the default on a terminal)."`
+}
 
-// Run prints one JSON line per capability.
-func (RegistryCmd) Run(a *app) error {
+// table reports whether to print the table.
+func (f formatFlags) table(a *app) bool { return f.Text || (!f.JSON && isTerminal(a.io.out)) }
+
+// RegistryCmd prints seed 000's registry.
+type RegistryCmd struct {
+	formatFlags
+}
+
+// Run prints the registry as a table, or one JSON line per capability.
+func (c RegistryCmd) Run(a *app) error {
+	if c.table(a) {
+		tw := tabwriter.NewWriter(a.io.out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "capability\tcritical\tdefault approval\ttarget kind\tdescription")
+		for _, s := range policy.Registry() {
+			critical := "no"
+			if s.Critical {
+				critical = "yes"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, critical, s.DefaultApproval, s.TargetKind, s.Description)
+		}
+		return tw.Flush()
+	}
 	for _, s := range policy.Registry() {
 		if err := writeJSON(a.io.out, s); err != nil {
 			return err
@@ -130,15 +155,35 @@ func (RegistryCmd) Run(a *app) error {
 }
 
 // TableCmd prints seed 000's table.
-type TableCmd struct{}
+type TableCmd struct {
+	formatFlags
+}
 
 type tableLine struct {
 	Level    string            `json:"level"`
 	Outcomes map[string]string `json:"outcomes"`
 }
 
-// Run prints one JSON line per level.
-func (TableCmd) Run(a *app) error {
+// Run prints the table with a row per capability and a column per level,
+// the levels named as the policy file's level: names them; or one JSON
+// line per level, named as seed 000 does (ReadOnly, Supervised, Full).
+func (c TableCmd) Run(a *app) error {
+	if c.table(a) {
+		tw := tabwriter.NewWriter(a.io.out, 0, 0, 2, ' ', 0)
+		fmt.Fprint(tw, "capability")
+		for _, l := range policy.Levels() {
+			fmt.Fprintf(tw, "\t%s", l)
+		}
+		fmt.Fprintln(tw)
+		for _, s := range policy.Registry() {
+			fmt.Fprint(tw, s.Name)
+			for _, l := range policy.Levels() {
+				fmt.Fprintf(tw, "\t%s", policy.TableCell(l, s))
+			}
+			fmt.Fprintln(tw)
+		}
+		return tw.Flush()
+	}
 	for _, l := range policy.Levels() {
 		line := tableLine{Level: l.Title(), Outcomes: map[string]string{}}
 		for _, s := range policy.Registry() {
