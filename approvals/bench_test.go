@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 func seedGrants(b *testing.B, path string) {
@@ -19,7 +19,7 @@ func seedGrants(b *testing.B, path string) {
 	}
 	defer s.Close()
 	for i := range 20 {
-		if _, err := s.RecordGrant(context.Background(), key(policy.FSWrite, fmt.Sprintf("/proj%d/**", i)), GrantOptions{}, t0); err != nil {
+		if _, err := s.RecordGrant(context.Background(), key(classify.FSWrite, fmt.Sprintf("/proj%d/**", i)), GrantOptions{}, t0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -35,7 +35,7 @@ func BenchmarkOpenCoveringGrant(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj7/src/main.go", "", t0); !ok || err != nil {
+		if _, ok, err := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj7/src/main.go", "", t0); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
 		s.Close()
@@ -52,7 +52,7 @@ func BenchmarkCoveringGrant(b *testing.B) {
 	}
 	defer s.Close()
 	for b.Loop() {
-		if _, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj7/src/main.go", "", t0); !ok || err != nil {
+		if _, ok, err := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj7/src/main.go", "", t0); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
 	}
@@ -105,7 +105,7 @@ func BenchmarkSpendGrant(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	g, err := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), GrantOptions{MaxUses: 1 << 40}, t0)
+	g, err := s.RecordGrant(ctx, key(classify.FSWrite, "/proj/**"), GrantOptions{MaxUses: 1 << 40}, t0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -156,7 +157,7 @@ func RenderCard(c Card) []string {
 // (network:http, llm:online, channel:out), then the other reads, then the
 // capabilities that need no approval. A capability outside the registry
 // ranks above them all: what is not known is never hidden behind what is.
-func Rank(c policy.Capability) int {
+func Rank(c classify.Capability) int {
 	s, err := policy.Lookup(c)
 	switch {
 	case err != nil:
@@ -165,7 +166,7 @@ func Rank(c policy.Capability) int {
 		return 4
 	case s.Critical:
 		return 3
-	case c == policy.NetworkHTTP || c == policy.LLMOnline || c == policy.ChannelOut:
+	case c == classify.NetworkHTTP || c == classify.LLMOnline || c == classify.ChannelOut:
 		return 2
 	case s.DefaultApproval == policy.ApprovalPerTarget:
 		return 1
@@ -180,15 +181,15 @@ func Rank(c policy.Capability) int {
 // names an operation of c ("delete", "download", "build"); for code:exec
 // and mail:send only a verb that says code runs or mail is sent is kept,
 // so that "May I write?" never heads a card whose class is code:exec.
-func HeadlineVerb(c policy.Capability, verb string) string {
+func HeadlineVerb(c classify.Capability, verb string) string {
 	switch c {
-	case policy.CodeExec:
+	case classify.CodeExec:
 		switch verb {
 		case "run", "run remotely", "build", "compile", "install", "test":
 			return verb
 		}
 		return Verb(c)
-	case policy.MailSend:
+	case classify.MailSend:
 		return Verb(c)
 	}
 	if verb == "" {
@@ -198,31 +199,31 @@ func HeadlineVerb(c policy.Capability, verb string) string {
 }
 
 // Verb is the card's plain verb for a capability.
-func Verb(c policy.Capability) string {
+func Verb(c classify.Capability) string {
 	switch c {
-	case policy.MailSend:
+	case classify.MailSend:
 		return "send mail"
-	case policy.FSWrite:
+	case classify.FSWrite:
 		return "write"
-	case policy.NetworkHTTP:
+	case classify.NetworkHTTP:
 		return "connect to the network"
-	case policy.LLMOnline:
+	case classify.LLMOnline:
 		return "ask an online model"
-	case policy.LLMLocal:
+	case classify.LLMLocal:
 		return "ask a local model"
-	case policy.ChannelOut:
+	case classify.ChannelOut:
 		return "send a message"
-	case policy.ChannelIn:
+	case classify.ChannelIn:
 		return "receive messages"
-	case policy.FSRead:
+	case classify.FSRead:
 		return "read"
-	case policy.MailRead:
+	case classify.MailRead:
 		return "read mail"
-	case policy.CalendarRead:
+	case classify.CalendarRead:
 		return "read the calendar"
-	case policy.TimeRead:
+	case classify.TimeRead:
 		return "read the clock"
-	case policy.ParseLocal:
+	case classify.ParseLocal:
 		return "parse"
 	}
 	return "run"

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -182,13 +183,13 @@ func TestRenderCardCountsTheOtherAccesses(t *testing.T) {
 }
 
 func TestRank(t *testing.T) {
-	order := [][]policy.Capability{
+	order := [][]classify.Capability{
 		{"no:such"},
-		{policy.CodeExec, policy.MailSend},
-		{policy.FSWrite},
-		{policy.NetworkHTTP, policy.LLMOnline, policy.ChannelOut},
-		{policy.FSRead, policy.MailRead, policy.CalendarRead},
-		{policy.LLMLocal, policy.ChannelIn, policy.TimeRead, policy.ParseLocal},
+		{classify.CodeExec, classify.MailSend},
+		{classify.FSWrite},
+		{classify.NetworkHTTP, classify.LLMOnline, classify.ChannelOut},
+		{classify.FSRead, classify.MailRead, classify.CalendarRead},
+		{classify.LLMLocal, classify.ChannelIn, classify.TimeRead, classify.ParseLocal},
 	}
 	seen := 0
 	for i, tier := range order {
@@ -209,19 +210,19 @@ func TestRank(t *testing.T) {
 
 func TestSortAccesses(t *testing.T) {
 	in := []Access{
-		{Capability: policy.FSRead, Target: "/w/a"},
-		{Capability: policy.FSWrite, Target: "/w/b"},
-		{Capability: policy.NetworkHTTP, Target: "evil.example"},
-		{Capability: policy.FSWrite, Target: "/w/b"},
-		{Capability: policy.CodeExec, Target: "python3"},
-		{Capability: policy.FSWrite, Target: "/w/c"},
+		{Capability: classify.FSRead, Target: "/w/a"},
+		{Capability: classify.FSWrite, Target: "/w/b"},
+		{Capability: classify.NetworkHTTP, Target: "evil.example"},
+		{Capability: classify.FSWrite, Target: "/w/b"},
+		{Capability: classify.CodeExec, Target: "python3"},
+		{Capability: classify.FSWrite, Target: "/w/c"},
 	}
 	want := []Access{
-		{Capability: policy.CodeExec, Target: "python3"},
-		{Capability: policy.FSWrite, Target: "/w/b"},
-		{Capability: policy.FSWrite, Target: "/w/c"},
-		{Capability: policy.NetworkHTTP, Target: "evil.example"},
-		{Capability: policy.FSRead, Target: "/w/a"},
+		{Capability: classify.CodeExec, Target: "python3"},
+		{Capability: classify.FSWrite, Target: "/w/b"},
+		{Capability: classify.FSWrite, Target: "/w/c"},
+		{Capability: classify.NetworkHTTP, Target: "evil.example"},
+		{Capability: classify.FSRead, Target: "/w/a"},
 	}
 	if got := SortAccesses(in); !slices.Equal(got, want) {
 		t.Errorf("SortAccesses:\n got %v\nwant %v", got, want)
@@ -230,20 +231,20 @@ func TestSortAccesses(t *testing.T) {
 
 func TestHeadlineVerb(t *testing.T) {
 	for _, tc := range []struct {
-		c          policy.Capability
+		c          classify.Capability
 		verb, want string
 	}{
-		{policy.CodeExec, "write", "run"},
-		{policy.CodeExec, "read", "run"},
-		{policy.CodeExec, "", "run"},
-		{policy.CodeExec, "build", "build"},
-		{policy.CodeExec, "run remotely", "run remotely"},
-		{policy.MailSend, "write", "send mail"},
-		{policy.FSWrite, "delete", "delete"},
-		{policy.FSWrite, "", "write"},
-		{policy.NetworkHTTP, "download", "download"},
-		{policy.NetworkHTTP, "", "connect to the network"},
-		{policy.FSRead, "", "read"},
+		{classify.CodeExec, "write", "run"},
+		{classify.CodeExec, "read", "run"},
+		{classify.CodeExec, "", "run"},
+		{classify.CodeExec, "build", "build"},
+		{classify.CodeExec, "run remotely", "run remotely"},
+		{classify.MailSend, "write", "send mail"},
+		{classify.FSWrite, "delete", "delete"},
+		{classify.FSWrite, "", "write"},
+		{classify.NetworkHTTP, "download", "download"},
+		{classify.NetworkHTTP, "", "connect to the network"},
+		{classify.FSRead, "", "read"},
 	} {
 		if got := HeadlineVerb(tc.c, tc.verb); got != tc.want {
 			t.Errorf("HeadlineVerb(%s, %q) = %q, want %q", tc.c, tc.verb, got, tc.want)

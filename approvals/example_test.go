@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -87,12 +88,12 @@ func ExampleStore_SpendGrant() {
 	defer store.Close()
 
 	now := time.Date(2026, 4, 27, 18, 0, 0, 0, time.UTC)
-	k := policy.GrantKey{Channel: "cli", Sender: "alice", Capability: policy.NetworkHTTP, Target: "proxy.golang.org"}
+	k := policy.GrantKey{Channel: "cli", Sender: "alice", Capability: classify.NetworkHTTP, Target: "proxy.golang.org"}
 	if _, err := store.RecordGrant(ctx, k, approvals.GrantOptions{MaxUses: 2}, now); err != nil {
 		log.Fatal(err)
 	}
 	for i := range 3 {
-		g, ok, err := store.CoveringGrant(ctx, "cli", "alice", policy.NetworkHTTP, "proxy.golang.org", "", now)
+		g, ok, err := store.CoveringGrant(ctx, "cli", "alice", classify.NetworkHTTP, "proxy.golang.org", "", now)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -99,7 +100,7 @@ func scanGrant(r scanner, extra ...any) (GrantRecord, error) {
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return GrantRecord{}, err
 	}
-	g.Capability = policy.Capability(capName)
+	g.Capability = classify.Capability(capName)
 	var err error
 	if g.GrantedAt, err = parseTime(granted); err != nil {
 		return GrantRecord{}, err
@@ -208,7 +209,7 @@ func (s *Store) RecordGrant(ctx context.Context, k policy.GrantKey, o GrantOptio
 // CoveringGrant only looks: it spends nothing. A caller that lets a
 // request through on the strength of a grant spends it with SpendGrant,
 // which is what enforces max_uses under concurrency.
-func (s *Store) CoveringGrant(ctx context.Context, channel, sender string, c policy.Capability, target, session string, now time.Time) (policy.Grant, bool, error) {
+func (s *Store) CoveringGrant(ctx context.Context, channel, sender string, c classify.Capability, target, session string, now time.Time) (policy.Grant, bool, error) {
 	spec, err := policy.Lookup(c)
 	if err != nil {
 		return policy.Grant{}, false, fmt.Errorf("covering grant: %w", err)

@@ -15,10 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
-func key(c policy.Capability, target string) policy.GrantKey {
+func key(c classify.Capability, target string) policy.GrantKey {
 	return policy.GrantKey{Channel: "cli", Sender: "alice", Capability: c, Target: target}
 }
 
@@ -26,7 +27,7 @@ func TestGrantRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, "")
 	exp := t0.Add(time.Hour)
-	g, err := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"),
+	g, err := s.RecordGrant(ctx, key(classify.FSWrite, "/proj/**"),
 		GrantOptions{ExpiresAt: &exp, GrantedBy: "cli:alice", Approval: "ABC"}, t0)
 	if err != nil {
 		t.Fatal(err)
@@ -37,22 +38,22 @@ func TestGrantRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
 		channel, snd   string
-		c              policy.Capability
+		c              classify.Capability
 		target, sess   string
 		at             time.Time
 		want           bool
 		wantErrUnknown bool
 	}{
-		{"exact four-tuple", "cli", "alice", policy.FSWrite, "/proj/**", "", t0, true, false},
-		{"glob covers a file deep below", "cli", "alice", policy.FSWrite, "/proj/a/b", "", t0, true, false},
-		{"glob covers the directory itself", "cli", "alice", policy.FSWrite, "/proj", "", t0, true, false},
-		{"sibling prefix is not below", "cli", "alice", policy.FSWrite, "/project/a", "", t0, false, false},
-		{"other capability", "cli", "alice", policy.FSRead, "/proj/a", "", t0, false, false},
-		{"other sender", "cli", "bob", policy.FSWrite, "/proj/a", "", t0, false, false},
-		{"other channel", "telegram", "alice", policy.FSWrite, "/proj/a", "", t0, false, false},
-		{"just before expiry", "cli", "alice", policy.FSWrite, "/proj/a", "", exp.Add(-time.Nanosecond), true, false},
-		{"at expiry", "cli", "alice", policy.FSWrite, "/proj/a", "", exp, false, false},
-		{"after expiry", "cli", "alice", policy.FSWrite, "/proj/a", "", exp.Add(time.Hour), false, false},
+		{"exact four-tuple", "cli", "alice", classify.FSWrite, "/proj/**", "", t0, true, false},
+		{"glob covers a file deep below", "cli", "alice", classify.FSWrite, "/proj/a/b", "", t0, true, false},
+		{"glob covers the directory itself", "cli", "alice", classify.FSWrite, "/proj", "", t0, true, false},
+		{"sibling prefix is not below", "cli", "alice", classify.FSWrite, "/project/a", "", t0, false, false},
+		{"other capability", "cli", "alice", classify.FSRead, "/proj/a", "", t0, false, false},
+		{"other sender", "cli", "bob", classify.FSWrite, "/proj/a", "", t0, false, false},
+		{"other channel", "telegram", "alice", classify.FSWrite, "/proj/a", "", t0, false, false},
+		{"just before expiry", "cli", "alice", classify.FSWrite, "/proj/a", "", exp.Add(-time.Nanosecond), true, false},
+		{"at expiry", "cli", "alice", classify.FSWrite, "/proj/a", "", exp, false, false},
+		{"after expiry", "cli", "alice", classify.FSWrite, "/proj/a", "", exp.Add(time.Hour), false, false},
 		{"unknown capability", "cli", "alice", "fs:delete", "/proj/a", "", t0, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,14 +84,14 @@ func TestRecordGrantRefusals(t *testing.T) {
 		is   error
 	}{
 		{"unknown capability", key("fs:delete", "/proj/**"), GrantOptions{}, policy.ErrUnknownCapability},
-		{"root", key(policy.FSWrite, "/"), GrantOptions{}, ErrTargetTooBroad},
-		{"root glob", key(policy.FSWrite, "/**"), GrantOptions{}, ErrTargetTooBroad},
-		{"star", key(policy.NetworkHTTP, "*"), GrantOptions{}, ErrTargetTooBroad},
-		{"double star", key(policy.FSRead, "**"), GrantOptions{}, ErrTargetTooBroad},
-		{"any top-level dir", key(policy.FSRead, "/*/**"), GrantOptions{}, ErrTargetTooBroad},
-		{"empty target", key(policy.FSRead, " "), GrantOptions{}, nil},
-		{"no sender", policy.GrantKey{Channel: "cli", Capability: policy.FSRead, Target: "/p"}, GrantOptions{}, nil},
-		{"expiry in the past", key(policy.FSRead, "/p/**"), GrantOptions{ExpiresAt: &past}, nil},
+		{"root", key(classify.FSWrite, "/"), GrantOptions{}, ErrTargetTooBroad},
+		{"root glob", key(classify.FSWrite, "/**"), GrantOptions{}, ErrTargetTooBroad},
+		{"star", key(classify.NetworkHTTP, "*"), GrantOptions{}, ErrTargetTooBroad},
+		{"double star", key(classify.FSRead, "**"), GrantOptions{}, ErrTargetTooBroad},
+		{"any top-level dir", key(classify.FSRead, "/*/**"), GrantOptions{}, ErrTargetTooBroad},
+		{"empty target", key(classify.FSRead, " "), GrantOptions{}, nil},
+		{"no sender", policy.GrantKey{Channel: "cli", Capability: classify.FSRead, Target: "/p"}, GrantOptions{}, nil},
+		{"expiry in the past", key(classify.FSRead, "/p/**"), GrantOptions{ExpiresAt: &past}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.RecordGrant(ctx, tc.k, tc.o, t0)
@@ -129,17 +130,17 @@ func TestSecurityNoGrantForAlwaysCapabilities(t *testing.T) {
 func TestGrantSessionLimit(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, "")
-	if _, err := s.RecordGrant(ctx, key(policy.FSRead, "/docs/**"), GrantOptions{Session: "s1"}, t0); err != nil {
+	if _, err := s.RecordGrant(ctx, key(classify.FSRead, "/docs/**"), GrantOptions{Session: "s1"}, t0); err != nil {
 		t.Fatal(err)
 	}
 	for sess, want := range map[string]bool{"s1": true, "s2": false, "": false} {
-		if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSRead, "/docs/x", sess, t0); ok != want {
+		if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", classify.FSRead, "/docs/x", sess, t0); ok != want {
 			t.Errorf("session %q: covered %v, want %v", sess, ok, want)
 		}
 	}
 	// A grant without a session covers every session.
-	s.RecordGrant(ctx, key(policy.FSRead, "/src/**"), GrantOptions{}, t0)
-	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSRead, "/src/x", "s9", t0); !ok {
+	s.RecordGrant(ctx, key(classify.FSRead, "/src/**"), GrantOptions{}, t0)
+	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", classify.FSRead, "/src/x", "s9", t0); !ok {
 		t.Error("an unlimited grant did not cover a session")
 	}
 }
@@ -147,15 +148,15 @@ func TestGrantSessionLimit(t *testing.T) {
 func TestRevokeGrant(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, "")
-	g, _ := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), GrantOptions{}, t0)
-	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", t0); !ok {
+	g, _ := s.RecordGrant(ctx, key(classify.FSWrite, "/proj/**"), GrantOptions{}, t0)
+	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj/a", "", t0); !ok {
 		t.Fatal("not covered before revoke")
 	}
 	r, ok, err := s.RevokeGrant(ctx, g.ID, t0.Add(time.Minute))
 	if !ok || err != nil || r.RevokedAt == nil || !r.RevokedAt.Equal(t0.Add(time.Minute)) || r.Target != "/proj/**" {
 		t.Fatalf("RevokeGrant = %+v, %v, %v", r, ok, err)
 	}
-	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", t0.Add(time.Hour)); ok {
+	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj/a", "", t0.Add(time.Hour)); ok {
 		t.Error("a revoked grant still covers")
 	}
 	for _, id := range []int64{g.ID, 999} {
@@ -170,7 +171,7 @@ func TestListGrants(t *testing.T) {
 	s := openTest(t, "")
 	soon := t0.Add(time.Hour)
 	rec := func(ch, snd, target string, at time.Time, exp *time.Time) policy.Grant {
-		g, err := s.RecordGrant(ctx, policy.GrantKey{Channel: ch, Sender: snd, Capability: policy.FSRead, Target: target},
+		g, err := s.RecordGrant(ctx, policy.GrantKey{Channel: ch, Sender: snd, Capability: classify.FSRead, Target: target},
 			GrantOptions{ExpiresAt: exp}, at)
 		if err != nil {
 			t.Fatal(err)
@@ -228,13 +229,13 @@ func records(t *testing.T, s *Store) map[int64]GrantRecord {
 func TestGrantMaxUses(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, "")
-	limited, err := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), GrantOptions{MaxUses: 3}, t0)
+	limited, err := s.RecordGrant(ctx, key(classify.FSWrite, "/proj/**"), GrantOptions{MaxUses: 3}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 3; i++ {
 		at := t0.Add(time.Duration(i) * time.Minute)
-		g, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", at)
+		g, ok, err := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj/a", "", at)
 		if !ok || err != nil || g.ID != limited.ID {
 			t.Fatalf("use %d: CoveringGrant = %+v, %v, %v", i, g, ok, err)
 		}
@@ -247,7 +248,7 @@ func TestGrantMaxUses(t *testing.T) {
 	if _, ok, err := s.SpendGrant(ctx, limited.ID, later); ok || err != nil {
 		t.Errorf("fourth spend: %v, %v", ok, err)
 	}
-	if g, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", later); ok || err != nil {
+	if g, ok, err := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj/a", "", later); ok || err != nil {
 		t.Errorf("an exhausted grant still covers: %+v, %v", g, err)
 	}
 	if gs, _ := s.ListGrants(ctx, GrantFilter{}, later); len(gs) != 0 {
@@ -256,8 +257,8 @@ func TestGrantMaxUses(t *testing.T) {
 	if r := records(t, s)[limited.ID]; r.Uses != 3 || r.RevokedAt != nil || r.RevokeReason != "" {
 		t.Errorf("exhausted record %+v", r)
 	}
-	unlimited, _ := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), GrantOptions{}, later)
-	if g, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", later); !ok || g.ID != unlimited.ID {
+	unlimited, _ := s.RecordGrant(ctx, key(classify.FSWrite, "/proj/**"), GrantOptions{}, later)
+	if g, ok, _ := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj/a", "", later); !ok || g.ID != unlimited.ID {
 		t.Errorf("the unlimited grant does not take over: %+v, %v", g, ok)
 	}
 	for i := range 10 {
@@ -265,7 +266,7 @@ func TestGrantMaxUses(t *testing.T) {
 			t.Fatalf("unlimited spend %d: %+v, %v, %v", i, r, ok, err)
 		}
 	}
-	if _, err := s.RecordGrant(ctx, key(policy.FSWrite, "/x/**"), GrantOptions{MaxUses: -1}, t0); err == nil {
+	if _, err := s.RecordGrant(ctx, key(classify.FSWrite, "/x/**"), GrantOptions{MaxUses: -1}, t0); err == nil {
 		t.Error("negative max uses recorded")
 	}
 }
@@ -275,7 +276,7 @@ func TestSpendGrantRefusals(t *testing.T) {
 	s := openTest(t, "")
 	exp := t0.Add(time.Hour)
 	rec := func(o GrantOptions) int64 {
-		g, err := s.RecordGrant(ctx, key(policy.FSWrite, "/proj/**"), o, t0)
+		g, err := s.RecordGrant(ctx, key(classify.FSWrite, "/proj/**"), o, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +325,7 @@ func TestSecurityGrantMaxUsesUnderContention(t *testing.T) {
 		t.Run(fmt.Sprintf("shared handle %v", tc.shared), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "mnemos.db")
 			s := openTest(t, path)
-			g, err := s.RecordGrant(ctx, key(policy.NetworkHTTP, "example.com"), GrantOptions{MaxUses: 5}, t0)
+			g, err := s.RecordGrant(ctx, key(classify.NetworkHTTP, "example.com"), GrantOptions{MaxUses: 5}, t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -374,7 +375,7 @@ func TestSecurityGrantMaxUsesAcrossProcesses(t *testing.T) {
 		fmt.Println("ready")
 		io.Copy(io.Discard, os.Stdin)
 		now := t0.Add(time.Second)
-		g, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.NetworkHTTP, "example.com", "", now)
+		g, ok, err := s.CoveringGrant(ctx, "cli", "alice", classify.NetworkHTTP, "example.com", "", now)
 		if ok && err == nil {
 			_, ok, err = s.SpendGrant(ctx, g.ID, now)
 		}
@@ -386,7 +387,7 @@ func TestSecurityGrantMaxUsesAcrossProcesses(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "mnemos.db")
 	s := openTest(t, path)
-	g, err := s.RecordGrant(ctx, key(policy.NetworkHTTP, "example.com"), GrantOptions{MaxUses: 5}, t0)
+	g, err := s.RecordGrant(ctx, key(classify.NetworkHTTP, "example.com"), GrantOptions{MaxUses: 5}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +448,7 @@ func TestPruneGrants(t *testing.T) {
 	farExp := t0.Add(1000 * day)
 	soonExp := t0.Add(150 * day)
 	rec := func(target string, at time.Time, o GrantOptions) int64 {
-		g, err := s.RecordGrant(ctx, key(policy.FSRead, target), o, at)
+		g, err := s.RecordGrant(ctx, key(classify.FSRead, target), o, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -495,7 +496,7 @@ func TestPruneGrants(t *testing.T) {
 	if again, err := s.PruneGrants(ctx, 90*day, now); len(again) != 0 || err != nil {
 		t.Errorf("second prune: %v, %v", again, err)
 	}
-	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", policy.FSRead, "/a/x", "", now); ok {
+	if _, ok, _ := s.CoveringGrant(ctx, "cli", "alice", classify.FSRead, "/a/x", "", now); ok {
 		t.Error("a pruned grant still covers")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // schemaV1 is the schema as version 1 wrote it, to build old databases.
@@ -128,7 +128,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if _, ok, err := s.SpendTicket(ctx, "k", t0.Add(time.Minute)); !ok || err != nil {
 		t.Errorf("old ticket: %v, %v", ok, err)
 	}
-	g, ok, err := s.CoveringGrant(ctx, "cli", "alice", policy.FSWrite, "/proj/a", "", t0)
+	g, ok, err := s.CoveringGrant(ctx, "cli", "alice", classify.FSWrite, "/proj/a", "", t0)
 	if !ok || err != nil {
 		t.Fatalf("old grant does not cover: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if ok, _, err := s.TakeToken(ctx, "k", 1, 1, t0); !ok || err != nil {
 		t.Errorf("TakeToken on a migrated database: %v, %v", ok, err)
 	}
-	if _, err := s.RecordGrant(ctx, key(policy.FSWrite, "/new/**"), GrantOptions{MaxUses: 2}, t0); err != nil {
+	if _, err := s.RecordGrant(ctx, key(classify.FSWrite, "/new/**"), GrantOptions{MaxUses: 2}, t0); err != nil {
 		t.Errorf("RecordGrant on a migrated database: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Defaults.
@@ -79,8 +79,8 @@ type Identity struct {
 
 // Access is one capability a request uses, on one target.
 type Access struct {
-	Capability policy.Capability `json:"capability"`
-	Target     string            `json:"target,omitempty"`
+	Capability classify.Capability `json:"capability"`
+	Target     string              `json:"target,omitempty"`
 	// Cost is an llm:online access's estimated dollars a call (the
 	// policy's costs: section), shown on the card.
 	Cost *float64 `json:"cost,omitempty"`

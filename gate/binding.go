@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
@@ -56,7 +57,7 @@ import (
 // settled by rules and the table needs none.
 type binding struct {
 	cmds  []shellparse.Command
-	place policy.Place
+	place classify.Place
 	env   envFacts
 	pins  map[string]string // Pin's, by command
 
@@ -100,7 +101,7 @@ func factsDigest(facts []string) string {
 
 // requestFacts are the facts of every command of a request, sorted and
 // without duplicates.
-func requestFacts(cmds []shellparse.Command, place policy.Place, env envFacts) []string {
+func requestFacts(cmds []shellparse.Command, place classify.Place, env envFacts) []string {
 	var out []string
 	for _, c := range cmds {
 		out = append(out, commandFacts(c, place, env)...)
@@ -110,7 +111,7 @@ func requestFacts(cmds []shellparse.Command, place policy.Place, env envFacts) [
 }
 
 // commandPin is the digest a remembered rule for this command carries.
-func commandPin(c shellparse.Command, place policy.Place, env envFacts) string {
+func commandPin(c shellparse.Command, place classify.Place, env envFacts) string {
 	f := commandFacts(c, place, env)
 	slices.Sort(f)
 	f = slices.Compact(f)
@@ -132,7 +133,7 @@ type envFacts struct {
 
 // commandFacts lists what one command's effect depends on beyond its
 // words.
-func commandFacts(c shellparse.Command, place policy.Place, env envFacts) []string {
+func commandFacts(c shellparse.Command, place classify.Place, env envFacts) []string {
 	name := c.Name()
 	if name == "" {
 		return nil
@@ -163,8 +164,8 @@ func commandFacts(c shellparse.Command, place policy.Place, env envFacts) []stri
 	}
 	for _, kv := range env.vars {
 		n, v, _ := strings.Cut(kv, "=")
-		e, ok := policy.EnvVarOf(n)
-		if !ok || v == "" || e.Effect == policy.EnvNone || !e.ReadsEnv(name) {
+		e, ok := classify.EnvVarOf(n)
+		if !ok || v == "" || e.Effect == classify.EnvNone || !e.ReadsEnv(name) {
 			continue
 		}
 		if !e.Every && n != "PATH" && len(e.Programs) == 0 && !slices.Contains(env.unusual, n) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -240,7 +241,7 @@ func TestSecurityRememberedRuleIsPinned(t *testing.T) {
 // not one command) cannot be remembered as a rule.
 func TestRememberNeedsAPin(t *testing.T) {
 	p := approvals.Pending{Channel: "cli", Sender: "dev", Details: approvals.Details{Argv: []string{"make", "test"},
-		Accesses: []approvals.Access{{Capability: policy.CodeExec, Target: "make test"}}}}
+		Accesses: []approvals.Access{{Capability: classify.CodeExec, Target: "make test"}}}}
 	if _, err := planConcession(p, approvals.TerritoryPermanent, 0, time.Now()); err == nil {
 		t.Error("a request without a pin was remembered")
 	}

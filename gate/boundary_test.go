@@ -36,7 +36,7 @@ func imports(t *testing.T, dir string) map[string]bool {
 // TestDecisionPackagesStayPure: the packages that decide never run
 // programs, open sockets or databases.
 func TestDecisionPackagesStayPure(t *testing.T) {
-	for _, dir := range []string{"shellparse", "vaglio", "policy"} {
+	for _, dir := range []string{"shellparse", "classify", "vaglio", "policy"} {
 		for p := range imports(t, dir) {
 			if p == "os/exec" || p == "net" || strings.HasPrefix(p, "net/http") || p == "database/sql" || strings.Contains(p, "sqlite") {
 				t.Errorf("%s imports %s", dir, p)
@@ -45,17 +45,19 @@ func TestDecisionPackagesStayPure(t *testing.T) {
 	}
 }
 
-// TestDataFlowsOneWay: shellparse and audit import nothing of ours, vaglio
-// and policy only shellparse, approvals only policy.
+// TestDataFlowsOneWay: shellparse and audit import nothing of ours,
+// classify only shellparse, vaglio and policy only shellparse and
+// classify, approvals only policy and classify.
 func TestDataFlowsOneWay(t *testing.T) {
 	const mod = "github.com/mnemos-dev/mnemos/"
 	allowed := map[string][]string{
 		"shellparse": nil,
 		"audit":      nil,
 		"sandbox":    nil,
-		"vaglio":     {"shellparse"},
-		"policy":     {"shellparse"},
-		"approvals":  {"policy"},
+		"classify":   {"shellparse"},
+		"vaglio":     {"shellparse", "classify"},
+		"policy":     {"shellparse", "classify"},
+		"approvals":  {"policy", "classify"},
 	}
 	for dir, ok := range allowed {
 		for p := range imports(t, dir) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -33,7 +34,7 @@ func TestSecurityCardHeadlinesTheMostDangerousAccess(t *testing.T) {
 			t.Errorf("%s: class %q, verb %q; want code:exec, run", script, p.CapabilityClass, p.ActionVerb)
 		}
 		acc := p.Details.Accesses
-		want := []policy.Capability{policy.CodeExec, policy.FSWrite, policy.NetworkHTTP, policy.FSRead}
+		want := []classify.Capability{classify.CodeExec, classify.FSWrite, classify.NetworkHTTP, classify.FSRead}
 		if len(acc) != len(want) {
 			t.Fatalf("%s: accesses %v, want %v", script, acc, want)
 		}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 	"github.com/mnemos-dev/mnemos/vaglio"
 )
@@ -17,7 +17,7 @@ import (
 // rm where it started when build is missing, "cd build && rm -rf ." never.
 type cmdDirs struct {
 	cmds   []shellparse.Command
-	place  policy.Place
+	place  classify.Place
 	home   string
 	cdpath bool
 	memo   []gateDirs
@@ -42,9 +42,9 @@ func mayUseCdpath(environ []string, argv []string) bool {
 
 // cdpathUnknown marks the place's directories unknown when CDPATH may
 // apply to a bare cd target of the script.
-func cdpathUnknown(cmds []shellparse.Command, place *policy.Place, home string) {
+func cdpathUnknown(cmds []shellparse.Command, place *classify.Place, home string) {
 	for _, c := range cmds {
-		if policy.ChangesDir(c) && policy.CdTargetBare(c, home) {
+		if classify.ChangesDir(c) && classify.CdTargetBare(c, home) {
 			place.UnknownDir = true
 			return
 		}
@@ -60,10 +60,10 @@ func (d *cmdDirs) afterCdpath(i int) bool {
 	}
 	for k := 0; k < i; k++ {
 		c := d.cmds[k]
-		if !policy.ChangesDir(c) {
+		if !classify.ChangesDir(c) {
 			continue
 		}
-		if policy.CdTargetBare(c, d.home) {
+		if classify.CdTargetBare(c, d.home) {
 			return true
 		}
 		// The parser writes a target CDPATH set in the script may change
@@ -82,12 +82,12 @@ func (d *cmdDirs) afterCdpath(i int) bool {
 func (d *cmdDirs) of(i int) ([]string, bool) {
 	c := d.cmds[i]
 	k := c.AfterCd - 1
-	if k < 0 || k >= i || !policy.ChangesDir(d.cmds[k]) {
+	if k < 0 || k >= i || !classify.ChangesDir(d.cmds[k]) {
 		return d.place.Dirs, false
 	}
 	dirs, ok := d.afterGate(k)
 	for j := k + 1; ok && j < i; j++ {
-		if policy.ChangesDir(d.cmds[j]) {
+		if classify.ChangesDir(d.cmds[j]) {
 			var next []string
 			if next, ok = d.after(j, dirs); ok {
 				dirs = slices.Clone(dirs)
@@ -128,10 +128,10 @@ type gateDirs struct {
 // after returns where the cd at index k moves from dirs, when known.
 func (d *cmdDirs) after(k int, dirs []string) ([]string, bool) {
 	c := d.cmds[k]
-	if d.cdpath && policy.CdTargetBare(c, d.home) {
+	if d.cdpath && classify.CdTargetBare(c, d.home) {
 		return nil, false
 	}
-	return policy.CdTargets(c, dirs, d.home)
+	return classify.CdTargets(c, dirs, d.home)
 }
 
 // checker returns the guard for command i and the directories it may

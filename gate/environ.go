@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -21,7 +21,7 @@ import (
 // the temp directories, the caches) is looked into, and a name found
 // there first is judged as the path it is (see pathShadows).
 //
-// The other variables of policy's table (policy.EnvVars: pagers, editors,
+// The other variables of policy's table (classify.EnvVars: pagers, editors,
 // interpreter search paths and options, git's, trace files...) are judged
 // by their value. An ordinary value (EDITOR=vim, LESSOPEN="| /usr/bin/lesspipe
 // %s", LD_LIBRARY_PATH=/opt/cuda/lib64) is the user's setup. A value that
@@ -58,8 +58,8 @@ func envHazard(environ []string, roots []string) string {
 				}
 			}
 		default:
-			v, ok := policy.EnvVarOf(name)
-			if !ok || !v.Every || !v.Paths || (v.Effect != policy.EnvLoads && v.Effect != policy.EnvRuns) {
+			v, ok := classify.EnvVarOf(name)
+			if !ok || !v.Every || !v.Paths || (v.Effect != classify.EnvLoads && v.Effect != classify.EnvRuns) {
 				continue
 			}
 			if dir, bad := unordinaryEntry(val, roots); bad {
@@ -120,7 +120,7 @@ func underRoots(d string, roots []string) bool {
 // ordinary: it is judged with the commands of the programs that read it.
 type inherited struct {
 	name, assign string
-	v            policy.EnvVar
+	v            classify.EnvVar
 	exec         bool // what it does is running code
 }
 
@@ -140,11 +140,11 @@ func inheritedAssigns(environ []string, roots []string, pathEnv, home string) []
 		case name == "HOME":
 			continue // the user's home, wherever it is
 		}
-		v, ok := policy.EnvVarOf(name)
-		if !ok || v.Effect == policy.EnvNone || v.Every && v.Effect == policy.EnvLoads {
+		v, ok := classify.EnvVarOf(name)
+		if !ok || v.Effect == classify.EnvNone || v.Every && v.Effect == classify.EnvLoads {
 			continue
 		}
-		j := policy.JudgeEnv(name, val, true)
+		j := classify.JudgeEnv(name, val, true)
 		if j.Capability == "" {
 			continue
 		}
@@ -153,9 +153,9 @@ func inheritedAssigns(environ []string, roots []string, pathEnv, home string) []
 		}
 		bad := false
 		switch v.Effect {
-		case policy.EnvRuns:
+		case classify.EnvRuns:
 			bad = !plainCommand(name, val, roots, pathEnv)
-		case policy.EnvLoads:
+		case classify.EnvLoads:
 			switch {
 			case strings.HasPrefix(name, "GIT_CONFIG_"):
 				// Configuration given to every git: core.pager,
@@ -166,11 +166,11 @@ func inheritedAssigns(environ []string, roots []string, pathEnv, home string) []
 			default:
 				bad = !plainOptions(val, roots)
 			}
-		case policy.EnvWrites, policy.EnvProtocol:
+		case classify.EnvWrites, classify.EnvProtocol:
 			bad = true
 		}
 		if bad {
-			out = append(out, inherited{name: name, assign: name + "=" + val, v: v, exec: j.Capability == policy.CodeExec})
+			out = append(out, inherited{name: name, assign: name + "=" + val, v: v, exec: j.Capability == classify.CodeExec})
 		}
 	}
 	return out
@@ -321,7 +321,7 @@ func exportedNames(environ []string) []string {
 		if name == "PATH" || name == "HOME" || name == "IFS" {
 			continue
 		}
-		if v, ok := policy.EnvVarOf(name); ok && v.Effect != policy.EnvNone {
+		if v, ok := classify.EnvVarOf(name); ok && v.Effect != classify.EnvNone {
 			out = append(out, name)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
@@ -65,10 +66,10 @@ func network(res *policy.Result) bool {
 }
 
 // showsEnv reports a result that reads the environment
-// (policy.EnvironmentTarget: env, printenv, a secret-named variable).
+// (classify.EnvironmentTarget: env, printenv, a secret-named variable).
 func showsEnv(res *policy.Result) bool {
 	for _, a := range res.Accesses {
-		if a.Capability == policy.FSRead && a.Target == policy.EnvironmentTarget {
+		if a.Capability == classify.FSRead && a.Target == classify.EnvironmentTarget {
 			return true
 		}
 	}
@@ -89,7 +90,7 @@ func showsEnvCommand(c shellparse.Command) bool {
 // command runs (cat "$f" after read f, cat $(find …)).
 func readsUnknown(res *policy.Result) bool {
 	for _, a := range res.Accesses {
-		if a.Capability == policy.FSRead && a.Dynamic {
+		if a.Capability == classify.FSRead && a.Dynamic {
 			return true
 		}
 	}

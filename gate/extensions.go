@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/shellparse"
 	"github.com/mnemos-dev/mnemos/vaglio"
@@ -43,7 +44,7 @@ const (
 
 // ExtensionResult is what admission did with one capability request.
 type ExtensionResult struct {
-	Capability policy.Capability `json:"capability"`
+	Capability classify.Capability `json:"capability"`
 	// Target is the target as granted (~ expanded; "-" for none).
 	Target string `json:"target"`
 	Why    string `json:"why"`
@@ -185,7 +186,7 @@ func (g *Gate) extensionGranted(ctx context.Context, name string, gr policy.Gran
 
 // extensionKey binds a pending extension request to the person who
 // admitted it, the extension, the capability and the target.
-func extensionKey(by approvals.Identity, name string, c policy.Capability, target string) string {
+func extensionKey(by approvals.Identity, name string, c classify.Capability, target string) string {
 	return approvals.RequestKey(approvals.KeyInput{Channel: by.Channel, Sender: by.Sender,
 		Argv: []string{ExtensionChannel, name, string(c), target}, Context: map[string]any{"extension": name}})
 }
@@ -296,7 +297,7 @@ func (g *Gate) selfGrantCheck() policy.SelfGrantCheck {
 	because := func(target string, h vaglio.Hit) string {
 		return fmt.Sprintf("%q reaches what the guard refuses (%s %s)", target, h.Check, h.Pattern)
 	}
-	return func(c policy.Capability, target string) (string, bool) {
+	return func(c classify.Capability, target string) (string, bool) {
 		spec, err := policy.Lookup(c)
 		if err != nil {
 			return err.Error(), true
@@ -320,7 +321,7 @@ func (g *Gate) selfGrantCheck() policy.SelfGrantCheck {
 					return fmt.Sprintf("%q holds mnemos's own files", target), true
 				}
 			}
-		case c == policy.CodeExec:
+		case c == classify.CodeExec:
 			script, err := shellparse.ParseScript(target, shellparse.Env{Home: g.cfg.UserHome, Cwd: "/", Vars: g.cfg.Vars})
 			if err != nil {
 				return "", false
@@ -452,7 +453,7 @@ func (g *Gate) RevokeExtension(ctx context.Context, name string, by approvals.Id
 // extensionDenied writes extension.denied for a request a person
 // rejected.
 func (g *Gate) extensionDenied(ctx context.Context, name string, p approvals.Pending, by approvals.Identity) error {
-	var c policy.Capability
+	var c classify.Capability
 	var target string
 	if len(p.Details.Accesses) > 0 {
 		c, target = p.Details.Accesses[0].Capability, p.Details.Accesses[0].Target

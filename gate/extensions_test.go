@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -19,7 +20,7 @@ func manifest(t *testing.T, src string) *policy.Manifest {
 	return m
 }
 
-func resultFor(t *testing.T, a Admitted, c policy.Capability) ExtensionResult {
+func resultFor(t *testing.T, a Admitted, c classify.Capability) ExtensionResult {
 	t.Helper()
 	for _, r := range a.Capabilities {
 		if r.Capability == c {
@@ -53,16 +54,16 @@ capabilities:
 	if a.Outcome != policy.Deny || a.Level != "supervised" {
 		t.Fatalf("outcome %s at %s", a.Outcome, a.Level)
 	}
-	read := resultFor(t, a, policy.FSRead)
+	read := resultFor(t, a, classify.FSRead)
 	if read.State != StateGranted || read.Grant == nil || read.Grant.Channel != ExtensionChannel ||
 		read.Grant.Sender != "notes" || read.Grant.Target != f.home+"/notes/**" {
 		t.Fatalf("fs:read: %+v", read)
 	}
-	write := resultFor(t, a, policy.FSWrite)
+	write := resultFor(t, a, classify.FSWrite)
 	if write.State != StatePending || write.Approval == "" {
 		t.Fatalf("fs:write: %+v", write)
 	}
-	if net := resultFor(t, a, policy.NetworkHTTP); net.State != StateDenied || net.Class != policy.DeniedAmbient {
+	if net := resultFor(t, a, classify.NetworkHTTP); net.State != StateDenied || net.Class != policy.DeniedAmbient {
 		t.Fatalf("network: %+v", net)
 	}
 	for kind, n := range map[string]int{"extension.granted": 1, "extension.requested": 1, "extension.denied": 1, "extension.admitted": 1, "grant.recorded": 1} {
@@ -73,10 +74,10 @@ capabilities:
 
 	// The grant covers the extension's identity, not the person's.
 	st, _ := f.g.Store(ctx)
-	if _, ok, _ := st.CoveringGrant(ctx, ExtensionChannel, "notes", policy.FSRead, f.home+"/notes/a.md", "", f.now); !ok {
+	if _, ok, _ := st.CoveringGrant(ctx, ExtensionChannel, "notes", classify.FSRead, f.home+"/notes/a.md", "", f.now); !ok {
 		t.Error("extension grant does not cover its target")
 	}
-	if _, ok, _ := st.CoveringGrant(ctx, "cli", "dev", policy.FSRead, f.home+"/notes/a.md", "", f.now); ok {
+	if _, ok, _ := st.CoveringGrant(ctx, "cli", "dev", classify.FSRead, f.home+"/notes/a.md", "", f.now); ok {
 		t.Error("extension grant covers the person")
 	}
 
@@ -85,10 +86,10 @@ capabilities:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := resultFor(t, again, policy.FSRead); r.Grant == nil || r.Grant.ID != read.Grant.ID {
+	if r := resultFor(t, again, classify.FSRead); r.Grant == nil || r.Grant.ID != read.Grant.ID {
 		t.Errorf("second admission recorded a new grant: %+v", r)
 	}
-	if r := resultFor(t, again, policy.FSWrite); r.Approval != write.Approval {
+	if r := resultFor(t, again, classify.FSWrite); r.Approval != write.Approval {
 		t.Errorf("second admission asked again: %+v", r)
 	}
 
@@ -104,7 +105,7 @@ capabilities:
 		t.Fatal(err)
 	}
 	if len(res.Grants) != 1 || res.Grants[0].Channel != ExtensionChannel || res.Grants[0].Sender != "notes" ||
-		res.Grants[0].Capability != policy.FSWrite || res.Grants[0].Target != f.home+"/notes/out/**" {
+		res.Grants[0].Capability != classify.FSWrite || res.Grants[0].Target != f.home+"/notes/out/**" {
 		t.Fatalf("approval grants: %+v", res.Grants)
 	}
 	if f.audit.count("extension.granted") != 2 {
@@ -124,7 +125,7 @@ capabilities:
 	if err != nil || !ok || len(rev.Grants) != 2 {
 		t.Fatalf("RevokeExtension = %+v, %v, %v", rev, ok, err)
 	}
-	if _, ok, _ := st.CoveringGrant(ctx, ExtensionChannel, "notes", policy.FSRead, f.home+"/notes/a.md", "", f.now); ok {
+	if _, ok, _ := st.CoveringGrant(ctx, ExtensionChannel, "notes", classify.FSRead, f.home+"/notes/a.md", "", f.now); ok {
 		t.Error("revoked grant still covers")
 	}
 	if f.audit.count("extension.revoked") != 1 || f.audit.count("grant.revoked") != 2 {
@@ -204,7 +205,7 @@ func TestSecurityAdmitExtensionLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Level != "readonly" || resultFor(t, a, policy.FSWrite).Class != policy.DeniedLevel || resultFor(t, a, policy.FSRead).State != StateGranted {
+	if a.Level != "readonly" || resultFor(t, a, classify.FSWrite).Class != policy.DeniedLevel || resultFor(t, a, classify.FSRead).State != StateGranted {
 		t.Fatalf("%+v", a)
 	}
 	// Even at full, writing waits for a person.
@@ -212,7 +213,7 @@ func TestSecurityAdmitExtensionLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resultFor(t, a, policy.FSWrite).State != StatePending {
+	if resultFor(t, a, classify.FSWrite).State != StatePending {
 		t.Fatalf("%+v", a)
 	}
 }

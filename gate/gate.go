@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -308,7 +309,7 @@ var guardChecks = []string{vaglio.CheckForbiddenPath, vaglio.CheckIrrecoverable,
 // evaluate runs one policy over one command, recording the rules it
 // considered in explain mode. cl, when not nil, is the command's
 // classification, computed once for both policies.
-func evaluate(ctx context.Context, p *policy.Policy, in policy.Input, cl *policy.Classification, grants policy.GrantChecker, cd *CommandDecision, explain bool) (policy.Result, error) {
+func evaluate(ctx context.Context, p *policy.Policy, in policy.Input, cl *classify.Classification, grants policy.GrantChecker, cd *CommandDecision, explain bool) (policy.Result, error) {
 	var res policy.Result
 	var trace []policy.RuleTrace
 	var err error
@@ -362,7 +363,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			facts.unusual = append(facts.unusual, u.name)
 		}
 	}
-	place := policy.PlaceOf(script, req.Cwd, g.cfg.UserHome)
+	place := classify.PlaceOf(script, req.Cwd, g.cfg.UserHome)
 	place.Workspace = ws
 	cdpath := mayUseCdpath(env, req.Argv)
 	if cdpath {
@@ -410,9 +411,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				// directories only.
 				in.Place.Dirs = guardDirs
 			}
-			var cl *policy.Classification
+			var cl *classify.Classification
 			if g.cfg.Extra != nil {
-				c := policy.Classify(cmd, in.Place)
+				c := classify.Classify(cmd, in.Place)
 				cl = &c
 			}
 			res, err := evaluate(ctx, g.cfg.Policy, in, cl, grants, cd, explain)
@@ -524,7 +525,7 @@ func (g *Gate) spendGrants(ctx context.Context, dec *Decision) error {
 // lazyGrants opens the database only when the policy asks about a grant.
 type lazyGrants struct{ g *Gate }
 
-func (l *lazyGrants) CoveringGrant(ctx context.Context, channel, sender string, c policy.Capability, target, session string, now time.Time) (policy.Grant, bool, error) {
+func (l *lazyGrants) CoveringGrant(ctx context.Context, channel, sender string, c classify.Capability, target, session string, now time.Time) (policy.Grant, bool, error) {
 	st, err := l.g.Store(ctx)
 	if err != nil {
 		return policy.Grant{}, false, err
@@ -690,7 +691,7 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 	if len(accesses) > 0 {
 		a := accesses[0]
 		class = string(a.Capability)
-		if a.Target != "" && a.Capability != policy.CodeExec {
+		if a.Target != "" && a.Capability != classify.CodeExec {
 			class += ":" + a.Target
 		}
 		asking = commandWith(dec.Commands, a)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -127,7 +128,7 @@ rules:
 		t.Fatal(err)
 	}
 	for _, target := range []string{"/**/x", f.home + "/**"} {
-		if _, err := st.RecordGrant(context.Background(), policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: target}, approvals.GrantOptions{}, f.now); err != nil && !errors.Is(err, approvals.ErrTargetTooBroad) {
+		if _, err := st.RecordGrant(context.Background(), policy.GrantKey{Channel: "cli", Sender: "dev", Capability: classify.FSWrite, Target: target}, approvals.GrantOptions{}, f.now); err != nil && !errors.Is(err, approvals.ErrTargetTooBroad) {
 			t.Fatal(err)
 		}
 	}
@@ -469,7 +470,7 @@ func (f *fixture) writeGrant(t *testing.T, name string, maxUses int) (*approvals
 		t.Fatal(err)
 	}
 	target := filepath.Join(f.ws, name)
-	g, err := st.RecordGrant(context.Background(), policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: target}, approvals.GrantOptions{MaxUses: maxUses}, f.now)
+	g, err := st.RecordGrant(context.Background(), policy.GrantKey{Channel: "cli", Sender: "dev", Capability: classify.FSWrite, Target: target}, approvals.GrantOptions{MaxUses: maxUses}, f.now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +489,7 @@ func TestGrantsSpendAndPrune(t *testing.T) {
 		}
 	}
 	// policy check does not spend uses.
-	g2, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: filepath.Join(f.ws, "m.txt")}, approvals.GrantOptions{MaxUses: 1}, f.now)
+	g2, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: classify.FSWrite, Target: filepath.Join(f.ws, "m.txt")}, approvals.GrantOptions{MaxUses: 1}, f.now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +508,7 @@ func TestGrantsSpendAndPrune(t *testing.T) {
 	if len(gone) != 0 {
 		t.Fatalf("pruned %v; used-up grants are not active", gone)
 	}
-	g3, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: policy.FSWrite, Target: filepath.Join(f.ws, "o.txt")}, approvals.GrantOptions{}, f.now)
+	g3, err := st.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "dev", Capability: classify.FSWrite, Target: filepath.Join(f.ws, "o.txt")}, approvals.GrantOptions{}, f.now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,14 @@ import (
 	"log/slog"
 	"math"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
 // rateLimitFor is the rate limit on capability c for the request: the
 // policy's (its profile's or layers' as the policy combines them), made
 // stricter field by field by the extra policy's.
-func (g *Gate) rateLimitFor(c policy.Capability, req Request) (policy.RateLimit, bool) {
+func (g *Gate) rateLimitFor(c classify.Capability, req Request) (policy.RateLimit, bool) {
 	l, ok := g.cfg.Policy.RateLimitFor(c, req.Channel, req.Sender)
 	if g.cfg.Extra == nil {
 		return l, ok
@@ -41,7 +42,7 @@ func (g *Gate) rateLimitFor(c policy.Capability, req Request) (policy.RateLimit,
 // limit stricter. A decision with no rate-limited capability never opens
 // the database.
 func (g *Gate) rateLimit(ctx context.Context, req Request, dec *Decision) error {
-	seen := map[policy.Capability]bool{}
+	seen := map[classify.Capability]bool{}
 	for _, c := range dec.Commands {
 		if c.Policy == nil {
 			continue
@@ -130,7 +131,7 @@ func minutes(m float64) string {
 	}
 }
 
-func usesCapability(as []policy.AccessResult, c policy.Capability) bool {
+func usesCapability(as []policy.AccessResult, c classify.Capability) bool {
 	for _, a := range as {
 		if a.Capability == c {
 			return true

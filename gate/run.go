@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -607,7 +608,7 @@ func withoutOverridesOf(other, own *policy.Policy, results []policy.Result) []po
 // withNetwork adds a command that needs the network to results, so that
 // SandboxFor says network false only when a policy turns it off.
 func withNetwork(results []policy.Result) []policy.Result {
-	net := policy.Result{Accesses: []policy.AccessResult{{Access: policy.Access{Capability: policy.NetworkHTTP}}}}
+	net := policy.Result{Accesses: []policy.AccessResult{{Access: classify.Access{Capability: classify.NetworkHTTP}}}}
 	return append(slices.Clone(results), net)
 }
 
@@ -674,11 +675,11 @@ func (g *Gate) namedNeeds(req Request, dec Decision) []sandbox.Need {
 				}
 				classified[a.Target] = true
 				switch {
-				case a.Capability == policy.FSRead:
+				case a.Capability == classify.FSRead:
 					needs = append(needs, sandbox.Need{Path: a.Target})
-				case a.Capability == policy.FSWrite && inDir:
+				case a.Capability == classify.FSWrite && inDir:
 					needs = append(needs, sandbox.Need{Path: filepath.Dir(a.Target), Write: true})
-				case a.Capability == policy.FSWrite:
+				case a.Capability == classify.FSWrite:
 					needs = append(needs, sandbox.Need{Path: a.Target, Write: true})
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Case is one test case of a policy test file: a request and the decision
@@ -159,7 +161,7 @@ func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
 		case "reason":
 			c.Reason = s
 		case "want":
-			o, perr := ParseOutcome(s)
+			o, perr := classify.ParseOutcome(s)
 			if perr != nil {
 				return c, d.errAt(v, perr.Error())
 			}
@@ -207,10 +209,10 @@ func (d *decoder) caseGrants(n *yaml.Node) ([]Grant, *Error) {
 			}
 			switch k.Value {
 			case "capability":
-				if _, ok := lookupSpec(Capability(s)); !ok {
+				if _, ok := lookupSpec(classify.Capability(s)); !ok {
 					return nil, d.errAt(v, fmt.Sprintf("capability %q is not in the registry (see `mnemos policy registry`)", s))
 				}
-				gr.Capability = Capability(s)
+				gr.Capability = classify.Capability(s)
 			case "target":
 				gr.Target = s
 			case "channel":
@@ -255,7 +257,7 @@ func (p *Policy) RunCase(ctx context.Context, c Case, now time.Time) (CaseResult
 	}
 	if req.Workspace == "" {
 		req.Workspace = req.Cwd
-		if within(ExampleCwd, req.Cwd) {
+		if classify.Within(ExampleCwd, req.Cwd) {
 			req.Workspace = ExampleCwd
 		}
 	}

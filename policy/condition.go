@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Operator is one of seed 004's nine condition operators.
@@ -255,7 +257,7 @@ func lookupPath(m map[string]any, keys []string) (any, bool) {
 
 // resolve reads a field for one command and, for capability and target,
 // one access (nil when the command has none).
-func resolve(f field, in *Input, cl *Classification, a *Access) fval {
+func resolve(f field, in *Input, cl *classify.Classification, a *classify.Access) fval {
 	str := func(s string) fval {
 		if s == "" {
 			return fval{}
@@ -468,7 +470,7 @@ func (c *Condition) validate() error {
 		switch c.Op {
 		case OpEquals, OpNotEquals, OpIn, OpNotIn:
 			for _, v := range c.Values {
-				if _, err := Lookup(Capability(v.Text)); err != nil {
+				if _, err := Lookup(classify.Capability(v.Text)); err != nil {
 					return fmt.Errorf("capability %q is not in the registry (see `mnemos policy registry`)", v.Text)
 				}
 			}

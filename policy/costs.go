@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Cost is one entry of the costs: section (seed 000's cost tier): the
@@ -36,8 +38,8 @@ const MaxPerCall = 1000
 
 // EstimateCost is the estimated cost of an llm:online access under the
 // policy (a stack: its layers' highest), and whether any entry matched.
-func (p *Policy) EstimateCost(a Access) (float64, bool) {
-	if a.Capability != LLMOnline {
+func (p *Policy) EstimateCost(a classify.Access) (float64, bool) {
+	if a.Capability != classify.LLMOnline {
 		return 0, false
 	}
 	if len(p.layers) > 0 {
@@ -52,7 +54,7 @@ func (p *Policy) EstimateCost(a Access) (float64, bool) {
 	return estimate(p.Costs, a)
 }
 
-func estimate(costs []Cost, a Access) (float64, bool) {
+func estimate(costs []Cost, a classify.Access) (float64, bool) {
 	host := strings.ToLower(a.Target)
 	if a.Dynamic {
 		host = ""

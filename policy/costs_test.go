@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -28,7 +29,7 @@ func decideCost(t *testing.T, p *Policy, src string) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := PlaceOf(sc, "/w", "/home/u")
+	pl := classify.PlaceOf(sc, "/w", "/home/u")
 	res, err := p.Evaluate(context.Background(), Input{Command: sc.Commands[0], Place: pl, Level: Full}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestCostField(t *testing.T) {
 		}
 	}
 	// Unknown model: the highest estimate for the host.
-	if v, ok := p.EstimateCost(Access{Capability: LLMOnline, Target: "api.anthropic.com"}); !ok || v != 0.10 {
+	if v, ok := p.EstimateCost(classify.Access{Capability: classify.LLMOnline, Target: "api.anthropic.com"}); !ok || v != 0.10 {
 		t.Errorf("unknown model: %v %v, want 0.1", v, ok)
 	}
 }
@@ -79,7 +80,7 @@ func TestSecurityCostLayersOnlyRaise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := Access{Capability: LLMOnline, Target: "api.anthropic.com", Model: "claude-opus-4"}
+	a := classify.Access{Capability: classify.LLMOnline, Target: "api.anthropic.com", Model: "claude-opus-4"}
 	for _, tc := range []struct {
 		per  string
 		want float64

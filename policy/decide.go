@@ -9,13 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
 // Input is one simple command to decide, with who asks and where.
 type Input struct {
 	Command   shellparse.Command
-	Place     Place
+	Place     classify.Place
 	Workspace string
 	Level     Level
 	Channel   string
@@ -59,7 +60,7 @@ type PinSource interface {
 // AccessResult is one access with its table cell and the grant that
 // covered it, if one was consulted and found.
 type AccessResult struct {
-	Access
+	classify.Access
 	Cell  Cell   `json:"cell"`
 	Grant *Grant `json:"grant,omitempty"`
 	// Cost is an llm:online access's estimated cost per call from the
@@ -84,10 +85,10 @@ func ruleRef(r *Rule, l Layer) *RuleRef {
 
 // GrantQuery is one grant lookup made while deciding a command.
 type GrantQuery struct {
-	Capability Capability `json:"capability"`
-	Target     string     `json:"target"`
-	Found      bool       `json:"found"`
-	GrantID    int64      `json:"grant_id,omitempty"`
+	Capability classify.Capability `json:"capability"`
+	Target     string              `json:"target"`
+	Found      bool                `json:"found"`
+	GrantID    int64               `json:"grant_id,omitempty"`
 }
 
 // Decided says which stage settled a command's outcome.
@@ -133,24 +134,24 @@ func (p *Policy) Evaluate(ctx context.Context, in Input, grants GrantChecker) (R
 // EvaluateClassified is Evaluate for a command already classified: cl
 // must be Classify(in.Command, in.Place). A caller deciding one command
 // under several policies classifies it once.
-func (p *Policy) EvaluateClassified(ctx context.Context, in Input, cl Classification, grants GrantChecker) (Result, error) {
+func (p *Policy) EvaluateClassified(ctx context.Context, in Input, cl classify.Classification, grants GrantChecker) (Result, error) {
 	return p.evaluateClassified(ctx, in, cl, grants, nil)
 }
 
 // evaluate is Evaluate, recording the rules considered in tr when it is
 // not nil.
 func (p *Policy) evaluate(ctx context.Context, in Input, grants GrantChecker, tr *tracer) (Result, error) {
-	return p.evaluateClassified(ctx, in, Classify(in.Command, in.Place), grants, tr)
+	return p.evaluateClassified(ctx, in, classify.Classify(in.Command, in.Place), grants, tr)
 }
 
-func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classification, grants GrantChecker, tr *tracer) (Result, error) {
+func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl classify.Classification, grants GrantChecker, tr *tracer) (Result, error) {
 	// in is this call's copy: what an earlier command cached in the
 	// caller's Input is not this command's.
 	in.joined = [2]joinedText{}
 	in.costs = p
 	// Rules read argv as the program does: an abbreviated long option
 	// written out in full (git reset --har matches a rule on --hard).
-	in.Command, _ = expandOptions(in.Command)
+	in.Command, _ = classify.ExpandOptions(in.Command)
 	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
 	if len(cl.Accesses) > 0 {
 		res.Accesses = make([]AccessResult, len(cl.Accesses))
@@ -211,7 +212,7 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl Classifica
 // firstMatch is the first rule, in evaluation order, of the view of the
 // request's identity (the file's rules, or a profile's with them) that
 // matches the command.
-func (p *Policy) firstMatch(in *Input, cl *Classification, tr *tracer) *Rule {
+func (p *Policy) firstMatch(in *Input, cl *classify.Classification, tr *tracer) *Rule {
 	rules, ix, _ := p.view(in.Channel, in.Sender)
 	if tr != nil {
 		return tr.scan(rules, p.Layer, in, cl)
@@ -236,7 +237,7 @@ func stricterCell(a, b Cell) Cell {
 }
 
 // combine is design.md's step 4 without grants.
-func combine(in *Input, cl *Classification, rule *Rule, layer Layer, shell Outcome, cell Cell) (Outcome, Decided, string) {
+func combine(in *Input, cl *classify.Classification, rule *Rule, layer Layer, shell Outcome, cell Cell) (Outcome, Decided, string) {
 	if rule != nil && rule.Action == Deny {
 		return Deny, ByRule, rule.reason(layer)
 	}
@@ -249,7 +250,7 @@ func combine(in *Input, cl *Classification, rule *Rule, layer Layer, shell Outco
 	if rule != nil && rule.Action == Allow {
 		return Allow, ByRule, rule.reason(layer)
 	}
-	if hasCap(cl, CodeExec) && shell != Ask {
+	if classify.HasCap(cl, classify.CodeExec) && shell != Ask {
 		switch shell {
 		case Deny:
 			return Deny, ByDefaults, "defaults.shell is deny and no rule allows this command"
@@ -341,14 +342,14 @@ func (p *Policy) cover(ctx context.Context, in Input, acc []AccessResult, grants
 			return false, nil
 		}
 		target := a.Target
-		if removes && a.Capability == FSWrite {
+		if removes && a.Capability == classify.FSWrite {
 			target = removalTarget(target)
 		}
 		g, ok, err := grants.CoveringGrant(ctx, in.Channel, in.Sender, a.Capability, target, in.Session, in.Now)
 		if err != nil {
 			return false, err
 		}
-		if ok && removes && a.Capability == FSWrite && !coversRemoval(g.Target) {
+		if ok && removes && a.Capability == classify.FSWrite && !coversRemoval(g.Target) {
 			ok = false
 		}
 		q := GrantQuery{Capability: a.Capability, Target: target, Found: ok}
@@ -385,58 +386,9 @@ func argvHasPrefix(cmd shellparse.Command, prefix []string) bool {
 	return true
 }
 
-// within reports whether target is dir or below it (both absolute, clean).
-func within(dir, target string) bool {
-	if dir == "" || !path.IsAbs(dir) || !path.IsAbs(target) {
-		return false
-	}
-	if !cleanAbs(dir) {
-		dir = path.Clean(dir)
-	}
-	if !cleanAbs(target) {
-		target = path.Clean(target)
-	}
-	return target == dir || dir == "/" ||
-		len(target) > len(dir) && target[len(dir)] == '/' && strings.HasPrefix(target, dir)
-}
-
-// cleanAbs reports whether an absolute path is already what path.Clean
-// would make of it: no empty, "." or ".." element, no trailing slash.
-func cleanAbs(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if p == "" || p[len(p)-1] == '/' {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] != '/' {
-			continue
-		}
-		// The element after this slash.
-		j := i + 1
-		if j == len(p) || p[j] == '/' {
-			return false
-		}
-		if p[j] == '.' && (j+1 == len(p) || p[j+1] == '/' || p[j+1] == '.' && (j+2 == len(p) || p[j+2] == '/')) {
-			return false
-		}
-	}
-	return true
-}
-
-func hasCap(cl *Classification, c Capability) bool {
-	for _, a := range cl.Accesses {
-		if a.Capability == c {
-			return true
-		}
-	}
-	return false
-}
-
 // capsWhere lists the capabilities of the command that keep holds for,
 // each once, in order of first access.
-func capsWhere(cl *Classification, keep func(Capability) bool) string {
+func capsWhere(cl *classify.Classification, keep func(classify.Capability) bool) string {
 	var buf [8]string
 	names := buf[:0]
 	for _, a := range cl.Accesses {
@@ -450,14 +402,16 @@ func capsWhere(cl *Classification, keep func(Capability) bool) string {
 	return strings.Join(names, ", ")
 }
 
-func capList(cl *Classification) string { return capsWhere(cl, func(Capability) bool { return true }) }
-
-func deniedCaps(l Level, cl *Classification) string {
-	return capsWhere(cl, func(c Capability) bool { return Table(l, c) == Denied })
+func capList(cl *classify.Classification) string {
+	return capsWhere(cl, func(classify.Capability) bool { return true })
 }
 
-func approvalCaps(l Level, cl *Classification) string {
-	return capsWhere(cl, func(c Capability) bool { return Table(l, c) == ApprovalRequired })
+func deniedCaps(l Level, cl *classify.Classification) string {
+	return capsWhere(cl, func(c classify.Capability) bool { return Table(l, c) == Denied })
+}
+
+func approvalCaps(l Level, cl *classify.Classification) string {
+	return capsWhere(cl, func(c classify.Capability) bool { return Table(l, c) == ApprovalRequired })
 }
 
 func describeGrants(acc []AccessResult) string {

@@ -5,10 +5,8 @@
 //
 //   - The closed capability registry (seed 000: thirteen entries) and the
 //     level × capability table derived from it by three rules.
-//   - Classification: what a command does, in the registry's vocabulary
-//     (capability and target of each access), from the catalog of programs
-//     kept as data in catalog.txt (embedded). Anything not in the catalog
-//     is code:exec.
+//   - Nothing of what programs do: package classify turns a command into
+//     accesses (capability and target) and a floor; policy judges them.
 //   - The policy language: parsing and validating the YAML file (every
 //     error positioned FILE:LINE:COL), Lint, Format, and the test cases
 //     run by `mnemos policy test`.
@@ -99,8 +97,8 @@
 // is written out in full (git reset --har is matched as git reset
 // --hard, sed --in-pl as sed --in-place), so a rule names each option as
 // the program's manual does and holds for every spelling the program
-// accepts. The catalog's option grammars (catalog.txt) say which programs
-// accept abbreviations; words are neither added nor moved, so argv.N
+// accepts. The catalog's option grammars (classify's catalog.txt) say
+// which programs accept abbreviations; words are neither added nor moved, so argv.N
 // keeps its meaning. An abbreviation of several options, which the
 // program refuses, is left as written and makes the command ask.
 //

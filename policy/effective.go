@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // EffectiveResult is seed 000's effective_outcome for one capability on one
 // target: the table's cell, lifted to allowed by a grant where the table
 // asks for approval.
 type EffectiveResult struct {
-	Level      string     `json:"level"`
-	Capability Capability `json:"capability"`
-	Target     string     `json:"target,omitempty"`
+	Level      string              `json:"level"`
+	Capability classify.Capability `json:"capability"`
+	Target     string              `json:"target,omitempty"`
 	// Table is the cell of the autonomy table; Outcome the effective one.
 	Table   Cell `json:"table"`
 	Outcome Cell `json:"outcome"`
@@ -32,7 +34,7 @@ type EffectiveResult struct {
 // default approval is always (code:exec, mail:send), which no standing
 // grant covers. Without a target or an identity, or with no checker, it is
 // the table's cell alone. An unknown capability is an error.
-func EffectiveOutcome(ctx context.Context, level Level, c Capability, channel, sender, target string, grants GrantChecker, now time.Time) (EffectiveResult, error) {
+func EffectiveOutcome(ctx context.Context, level Level, c classify.Capability, channel, sender, target string, grants GrantChecker, now time.Time) (EffectiveResult, error) {
 	s, ok := lookupSpec(c)
 	if !ok {
 		return EffectiveResult{}, fmt.Errorf("unknown capability %q (see mnemos policy registry)", c)

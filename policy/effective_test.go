@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // TestEffectiveOutcome is seed 000's chapter 5 on the capability-level
@@ -13,25 +15,25 @@ func TestEffectiveOutcome(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 4, 27, 18, 0, 0, 0, time.UTC)
 	grants := &fakeGrants{keys: map[GrantKey]bool{
-		{Channel: "telegram", Sender: "roberto", Capability: FSWrite, Target: "/home/u/Documents/invoices-2026/**"}: true,
-		{Channel: "telegram", Sender: "roberto", Capability: MailSend, Target: "ceo@example.com"}:                   true,
+		{Channel: "telegram", Sender: "roberto", Capability: classify.FSWrite, Target: "/home/u/Documents/invoices-2026/**"}: true,
+		{Channel: "telegram", Sender: "roberto", Capability: classify.MailSend, Target: "ceo@example.com"}:                   true,
 	}}
 	invoice := "/home/u/Documents/invoices-2026/04-Acme.pdf"
 	cases := []struct {
 		name      string
 		level     Level
-		c         Capability
+		c         classify.Capability
 		target    string
 		want      Cell
 		consulted bool
 	}{
-		{"allowed: the DB is not queried", Full, FSWrite, invoice, Allowed, false},
-		{"example 2: denied, the DB is not queried", ReadOnly, FSWrite, invoice, Denied, false},
-		{"example 1: approval_required with a grant: allowed", Supervised, FSWrite, invoice, Allowed, true},
-		{"approval_required without a grant", Supervised, FSWrite, "/home/u/other.txt", ApprovalRequired, true},
-		{"example 3: mail:send at full stays approval_required", Full, MailSend, "ceo@example.com", ApprovalRequired, false},
-		{"no target: the table alone", Supervised, FSWrite, "", ApprovalRequired, false},
-		{"none-approval capability", ReadOnly, TimeRead, "", Allowed, false},
+		{"allowed: the DB is not queried", Full, classify.FSWrite, invoice, Allowed, false},
+		{"example 2: denied, the DB is not queried", ReadOnly, classify.FSWrite, invoice, Denied, false},
+		{"example 1: approval_required with a grant: allowed", Supervised, classify.FSWrite, invoice, Allowed, true},
+		{"approval_required without a grant", Supervised, classify.FSWrite, "/home/u/other.txt", ApprovalRequired, true},
+		{"example 3: mail:send at full stays approval_required", Full, classify.MailSend, "ceo@example.com", ApprovalRequired, false},
+		{"no target: the table alone", Supervised, classify.FSWrite, "", ApprovalRequired, false},
+		{"none-approval capability", ReadOnly, classify.TimeRead, "", Allowed, false},
 	}
 	for _, tc := range cases {
 		grants.calls = 0
@@ -51,7 +53,7 @@ func TestEffectiveOutcome(t *testing.T) {
 // TestSecurityEffectiveOutcomeGrantErrorCoversNothing: a grant store that
 // cannot answer never lifts approval_required.
 func TestSecurityEffectiveOutcomeGrantErrorCoversNothing(t *testing.T) {
-	r, err := EffectiveOutcome(context.Background(), Supervised, FSWrite, "cli", "u", "/x", failingGrants{}, time.Now())
+	r, err := EffectiveOutcome(context.Background(), Supervised, classify.FSWrite, "cli", "u", "/x", failingGrants{}, time.Now())
 	if err == nil || r.Outcome != ApprovalRequired || r.Grant != nil {
 		t.Fatalf("%+v, %v", r, err)
 	}
@@ -59,6 +61,6 @@ func TestSecurityEffectiveOutcomeGrantErrorCoversNothing(t *testing.T) {
 
 type failingGrants struct{}
 
-func (failingGrants) CoveringGrant(context.Context, string, string, Capability, string, string, time.Time) (Grant, bool, error) {
+func (failingGrants) CoveringGrant(context.Context, string, string, classify.Capability, string, string, time.Time) (Grant, bool, error) {
 	return Grant{}, true, errors.New("database is locked")
 }

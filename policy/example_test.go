@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
@@ -30,7 +31,7 @@ rules:
 	}
 	for _, argv := range [][]string{{"git", "push", "--force"}, {"git", "status"}, {"git", "commit"}} {
 		script, _ := shellparse.ParseArgv(argv, shellparse.Env{Home: "/home/me", Cwd: "/home/me/proj"})
-		in := policy.Input{Command: script.Commands[0], Place: policy.Place{Dirs: []string{"/home/me/proj"}, Home: "/home/me"},
+		in := policy.Input{Command: script.Commands[0], Place: classify.Place{Dirs: []string{"/home/me/proj"}, Home: "/home/me"},
 			Workspace: "/home/me/proj", Level: p.Level, Channel: "cli", Sender: "me"}
 		res, _ := p.Evaluate(context.Background(), in, nil)
 		fmt.Printf("%v: %s (%s)\n", argv, res.Outcome, res.Reason)

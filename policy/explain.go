@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"fmt"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // RuleTrace is one rule Explain considered, in the order it considered
@@ -31,12 +33,12 @@ type RuleTrace struct {
 // Explain tries every rule in turn where Evaluate skips, through its
 // index, rules keyed to other programs; both reach the same result.
 func (p *Policy) Explain(ctx context.Context, in Input, grants GrantChecker) (Result, []RuleTrace, error) {
-	return p.ExplainClassified(ctx, in, Classify(in.Command, in.Place), grants)
+	return p.ExplainClassified(ctx, in, classify.Classify(in.Command, in.Place), grants)
 }
 
 // ExplainClassified is Explain for a command already classified: cl must
 // be Classify(in.Command, in.Place).
-func (p *Policy) ExplainClassified(ctx context.Context, in Input, cl Classification, grants GrantChecker) (Result, []RuleTrace, error) {
+func (p *Policy) ExplainClassified(ctx context.Context, in Input, cl classify.Classification, grants GrantChecker) (Result, []RuleTrace, error) {
 	tr := &tracer{}
 	res, err := p.evaluateClassified(ctx, in, cl, grants, tr)
 	for i := range tr.out {
@@ -68,7 +70,7 @@ type tracer struct {
 }
 
 // scan tries rules in order until one matches, recording each.
-func (t *tracer) scan(rules []Rule, layer Layer, in *Input, cl *Classification) *Rule {
+func (t *tracer) scan(rules []Rule, layer Layer, in *Input, cl *classify.Classification) *Rule {
 	for i := range rules {
 		r := &rules[i]
 		var why string

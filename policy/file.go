@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Error is a policy file that cannot be used. It carries the position so a
@@ -52,7 +54,7 @@ type Rule struct {
 	Pin string `json:"pin,omitempty"`
 	// Capability matches a command all of whose approval-bearing accesses
 	// use this capability.
-	Capability Capability `json:"capability,omitempty"`
+	Capability classify.Capability `json:"capability,omitempty"`
 	// InWorkspace matches a command all of whose targets are known and lie
 	// inside the workspace.
 	InWorkspace bool `json:"in_workspace,omitempty"`

@@ -5,13 +5,15 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // GrantKey is the four-tuple a grant is identified by (seed 000, ch. 4).
 type GrantKey struct {
-	Channel    string     `json:"channel"`
-	Sender     string     `json:"sender"`
-	Capability Capability `json:"capability"`
+	Channel    string              `json:"channel"`
+	Sender     string              `json:"sender"`
+	Capability classify.Capability `json:"capability"`
 	// Target is a path glob ("/home/u/proj/**"), a host, or an exact value,
 	// depending on the capability's target kind.
 	Target string `json:"target"`
@@ -39,7 +41,7 @@ type GrantChecker interface {
 	// CoveringGrant returns the active grant whose target matches target
 	// for (channel, sender, capability) and, when the grant is limited to a
 	// session, the given session; ok is false when none does.
-	CoveringGrant(ctx context.Context, channel, sender string, c Capability, target, session string, now time.Time) (g Grant, ok bool, err error)
+	CoveringGrant(ctx context.Context, channel, sender string, c classify.Capability, target, session string, now time.Time) (g Grant, ok bool, err error)
 }
 
 // A grant on a path covers writing it and, for a directory tree
@@ -54,7 +56,7 @@ type GrantChecker interface {
 
 // removesTargets reports a command whose fs:write targets are removed or
 // moved away.
-func removesTargets(cl *Classification) bool {
+func removesTargets(cl *classify.Classification) bool {
 	return cl.Verb == "delete" || cl.Verb == "move"
 }
 

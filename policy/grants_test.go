@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -14,9 +15,9 @@ import (
 func TestSecurityGrantNeverCoversRemovingItsPath(t *testing.T) {
 	p := mustParse(t, "level: supervised\n")
 	grants := &fakeGrants{keys: map[GrantKey]bool{
-		{Channel: "cli", Sender: "dev", Capability: FSWrite, Target: "/srv/d/**"}:       true,
-		{Channel: "cli", Sender: "dev", Capability: FSWrite, Target: "/srv/notes.txt"}:  true,
-		{Channel: "cli", Sender: "dev", Capability: FSWrite, Target: "/srv/logs/*.log"}: true,
+		{Channel: "cli", Sender: "dev", Capability: classify.FSWrite, Target: "/srv/d/**"}:       true,
+		{Channel: "cli", Sender: "dev", Capability: classify.FSWrite, Target: "/srv/notes.txt"}:  true,
+		{Channel: "cli", Sender: "dev", Capability: classify.FSWrite, Target: "/srv/logs/*.log"}: true,
 	}}
 	cases := []struct {
 		src  string
@@ -46,7 +47,7 @@ func TestSecurityGrantNeverCoversRemovingItsPath(t *testing.T) {
 		}
 		// No workspace: the floor on deletes outside it does not apply,
 		// so the grant alone decides.
-		in := Input{Command: s.Commands[0], Place: Place{Dirs: []string{"/w"}, Home: "/home/u"}, Level: Supervised,
+		in := Input{Command: s.Commands[0], Place: classify.Place{Dirs: []string{"/w"}, Home: "/home/u"}, Level: Supervised,
 			Cwd: "/w", Channel: "cli", Sender: "dev"}
 		res, err := p.Evaluate(context.Background(), in, grants)
 		if err != nil {

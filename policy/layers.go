@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Layer names where a policy file sits in a stack.
@@ -320,7 +322,7 @@ type verdict struct {
 // stackMatch finds the first matching rule of the system and user layers
 // and returns the most restrictive, and the project layer's verdict,
 // recording the sandbox overrides of the rules that count in res.
-func (p *Policy) stackMatch(in *Input, cl *Classification, res *Result, tr *tracer) (*Rule, Layer, verdict) {
+func (p *Policy) stackMatch(in *Input, cl *classify.Classification, res *Result, tr *tracer) (*Rule, Layer, verdict) {
 	var chosen *Rule
 	var layer Layer
 	filter := verdict{outcome: Allow}
@@ -335,7 +337,7 @@ func (p *Policy) stackMatch(in *Input, cl *Classification, res *Result, tr *trac
 			case r != nil:
 				// r.Action is ask or deny.
 				filter = verdict{outcome: r.Action, by: ByRule, rule: r, reason: r.reason(l.Layer)}
-			case l.has(setShell) && l.Shell != Allow && hasCap(cl, CodeExec):
+			case l.has(setShell) && l.Shell != Allow && classify.HasCap(cl, classify.CodeExec):
 				filter = verdict{outcome: l.Shell, by: ByDefaults, reason: fmt.Sprintf("the project's defaults.shell is %s and no project rule matches", l.Shell)}
 			}
 			if r == nil || r.Action == Allow {

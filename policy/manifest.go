@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // An extension manifest declares what an extension asks for: a name and,
@@ -34,7 +36,7 @@ type Manifest struct {
 
 // CapabilityRequest is one capability a manifest asks for.
 type CapabilityRequest struct {
-	Capability Capability `json:"capability"`
+	Capability classify.Capability `json:"capability"`
 	// Target is as written ("~/notes/**", "api.example.com"); empty when
 	// none was given.
 	Target string `json:"target,omitempty"`
@@ -207,7 +209,7 @@ func (d *decoder) manifestRequest(n *yaml.Node) (CapabilityRequest, bool) {
 				fail(err)
 				continue
 			}
-			spec, lerr := Lookup(Capability(s))
+			spec, lerr := Lookup(classify.Capability(s))
 			switch {
 			case allPower(s):
 				fail(d.errAt(v, fmt.Sprintf("capability %q asks for every power: all-power requests are denied; name each capability it needs from the registry (mnemos policy registry)", s)))
@@ -267,7 +269,7 @@ func registryNames() string {
 }
 
 // targetProblem checks a target's shape for its capability's target kind.
-func targetProblem(c Capability, t string) string {
+func targetProblem(c classify.Capability, t string) string {
 	spec, _ := lookupSpec(c)
 	if strings.ContainsAny(t, "\n\r\x00") {
 		return "a target is one line"
@@ -325,7 +327,7 @@ type Admission struct {
 // SelfGrantCheck reports whether a capability on a (~-expanded) target
 // would reach mnemos's own files, the guard's forbidden paths or mnemos's
 // approving subcommands, and why. The gate supplies it from the guard.
-type SelfGrantCheck func(c Capability, target string) (reason string, hit bool)
+type SelfGrantCheck func(c classify.Capability, target string) (reason string, hit bool)
 
 // lowRisk reports what seed 001 lets the core evaluator grant: the read
 // and display capabilities, which are exactly those the ReadOnly level
@@ -420,7 +422,7 @@ func selfGrant(check SelfGrantCheck, spec Spec, target string) (string, bool) {
 
 // expandTarget resolves ~ in a path target, and names the missing target
 // of a capability that has none.
-func expandTarget(c Capability, t, home string) string {
+func expandTarget(c classify.Capability, t, home string) string {
 	spec, ok := lookupSpec(c)
 	if !ok {
 		return t

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // TestManifestBadFixtures parses every malformed manifest under
@@ -68,10 +70,10 @@ func TestManifestGood(t *testing.T) {
 			t.Fatalf("%s: %+v", f, m)
 		}
 		r := m.Capabilities[0]
-		if r.Capability != FSRead || r.Target != "~/notes/**" || r.Why != "read the notes it summarises" || r.Pos.Line < 2 {
+		if r.Capability != classify.FSRead || r.Target != "~/notes/**" || r.Why != "read the notes it summarises" || r.Pos.Line < 2 {
 			t.Errorf("%s: first request %+v", f, r)
 		}
-		if r := m.Capabilities[1]; r.Capability != TimeRead || r.Target != "" {
+		if r := m.Capabilities[1]; r.Capability != classify.TimeRead || r.Target != "" {
 			t.Errorf("%s: second request %+v", f, r)
 		}
 	}
@@ -98,7 +100,7 @@ func admitOne(t *testing.T, extra, capLine string, level Level, check SelfGrantC
 // requests are denied, as is what the level denies.
 func TestSecurityAdmitManifest(t *testing.T) {
 	// A stand-in for the guard: mnemos's home and ~/.ssh are off limits.
-	guard := func(c Capability, target string) (string, bool) {
+	guard := func(c classify.Capability, target string) (string, bool) {
 		for _, p := range []string{"/home/u/.config/mnemos", "/home/u/.ssh"} {
 			if MatchTarget(target, p) || strings.HasPrefix(target, p+"/") {
 				return "reaches " + p, true
@@ -271,7 +273,7 @@ func FuzzParseManifest(f *testing.F) {
 	})
 }
 
-func mustSpec(c Capability) Spec {
+func mustSpec(c classify.Capability) Spec {
 	s, _ := lookupSpec(c)
 	return s
 }

@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // ruleIndex narrows the rules worth trying for a command to those that
@@ -65,7 +67,7 @@ func (ix *ruleIndex) valid(rules []Rule) bool {
 
 // matchIn returns the first rule of rules, in order, that matches, using
 // the index when it describes them.
-func matchIn(rules []Rule, ix *ruleIndex, in *Input, cl *Classification) *Rule {
+func matchIn(rules []Rule, ix *ruleIndex, in *Input, cl *classify.Classification) *Rule {
 	if !ix.valid(rules) {
 		for i := range rules {
 			if rules[i].matches(in, cl) {
@@ -95,7 +97,7 @@ func matchIn(rules []Rule, ix *ruleIndex, in *Input, cl *Classification) *Rule {
 
 // matches reports whether every matcher the rule sets holds for the
 // command.
-func (r *Rule) matches(in *Input, cl *Classification) bool { return r.check(in, cl, nil) }
+func (r *Rule) matches(in *Input, cl *classify.Classification) bool { return r.check(in, cl, nil) }
 
 // check implements the quantifiers of doc.go: command-level conditions
 // hold once; capability and target conditions hold together on one
@@ -104,7 +106,7 @@ func (r *Rule) matches(in *Input, cl *Classification) bool { return r.check(in, 
 // ask or deny rule. Under an allow rule a value not known before the
 // command runs satisfies no condition. When why is not nil and the rule
 // does not match, *why says which matcher failed first.
-func (r *Rule) check(in *Input, cl *Classification, why *string) bool {
+func (r *Rule) check(in *Input, cl *classify.Classification, why *string) bool {
 	if len(r.ArgvPrefix) > 0 && !argvHasPrefix(in.Command, r.ArgvPrefix) {
 		if why != nil {
 			*why = fmt.Sprintf("argv_prefix %v does not match %s", r.ArgvPrefix, strings.Join(in.Command.Strings(), " "))
@@ -161,7 +163,7 @@ func (r *Rule) check(in *Input, cl *Classification, why *string) bool {
 	}
 	// onAccess returns the first per-access condition that fails on a, or
 	// -1 when all hold.
-	onAccess := func(a *Access) int {
+	onAccess := func(a *classify.Access) int {
 		for i := range r.Conditions {
 			c := &r.Conditions[i]
 			if f := c.field(); f.perAccess() && !c.holds(resolve(f, in, cl, a), static) {
@@ -186,7 +188,7 @@ func (r *Rule) check(in *Input, cl *Classification, why *string) bool {
 		}
 		return false
 	}
-	fails := func(a *Access) bool {
+	fails := func(a *classify.Access) bool {
 		k := onAccess(a)
 		if k < 0 {
 			return false
@@ -238,7 +240,7 @@ func (c *Condition) text() string {
 
 // whyNot says why the condition does not hold on v (read from access a,
 // when the field is per access).
-func (c *Condition) whyNot(v fval, static bool, a *Access) string {
+func (c *Condition) whyNot(v fval, static bool, a *classify.Access) string {
 	head := "condition " + c.text()
 	name := c.Field
 	if a != nil {
@@ -256,7 +258,7 @@ func (c *Condition) whyNot(v fval, static bool, a *Access) string {
 	return fmt.Sprintf("%s: %s is %q", head, name, v.text)
 }
 
-func accessText(a *Access) string {
+func accessText(a *classify.Access) string {
 	if a.Target == "" {
 		return string(a.Capability)
 	}
@@ -265,7 +267,7 @@ func accessText(a *Access) string {
 
 // approvalBearing reports whether a capability's default approval is not
 // none; an unknown capability bears approval.
-func approvalBearing(c Capability) bool {
+func approvalBearing(c classify.Capability) bool {
 	s, ok := lookupSpec(c)
 	return !ok || s.DefaultApproval != ApprovalNone
 }
@@ -286,7 +288,7 @@ func (c *Condition) field() field {
 // shorthandMatches is the capability: and targets: workspace shorthand:
 // every approval-bearing access uses the capability and lies in the
 // workspace, and there is at least one.
-func (r *Rule) shorthandMatches(in *Input, cl *Classification, why *string) bool {
+func (r *Rule) shorthandMatches(in *Input, cl *classify.Classification, why *string) bool {
 	n := 0
 	for i := range cl.Accesses {
 		a := &cl.Accesses[i]
@@ -307,7 +309,7 @@ func (r *Rule) shorthandMatches(in *Input, cl *Classification, why *string) bool
 			}
 			return false
 		}
-		if r.InWorkspace && (a.Dynamic || !within(in.Workspace, a.Target)) {
+		if r.InWorkspace && (a.Dynamic || !classify.Within(in.Workspace, a.Target)) {
 			if why != nil {
 				if a.Dynamic {
 					*why = fmt.Sprintf("targets workspace: the target of %s is not known before the command runs", accessText(a))

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Parse validates policy source. name is used in error positions. It
@@ -469,7 +471,7 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 	case "judge":
 		return d.judge(v, p)
 	case "allow", "ask", "deny":
-		act, _ := ParseOutcome(k.Value)
+		act, _ := classify.ParseOutcome(k.Value)
 		p.Rules = append(p.Rules, d.ruleList(v, &act)...)
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
@@ -491,7 +493,7 @@ func (d *decoder) defaults(n *yaml.Node, p *Policy) *Error {
 			if err != nil {
 				return err
 			}
-			o, perr := ParseOutcome(s)
+			o, perr := classify.ParseOutcome(s)
 			if perr != nil {
 				return d.errAt(v, perr.Error())
 			}
@@ -646,7 +648,7 @@ func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 			if err != nil {
 				return r, err
 			}
-			o, perr := ParseOutcome(s)
+			o, perr := classify.ParseOutcome(s)
 			if perr != nil {
 				return r, d.errAt(v, perr.Error())
 			}
@@ -667,10 +669,10 @@ func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 			if err != nil {
 				return r, err
 			}
-			if _, ok := lookupSpec(Capability(s)); !ok {
+			if _, ok := lookupSpec(classify.Capability(s)); !ok {
 				return r, d.errAt(v, fmt.Sprintf("capability %q is not in the registry (see `mnemos policy registry`)", s))
 			}
-			r.Capability, hasMatcher = Capability(s), true
+			r.Capability, hasMatcher = classify.Capability(s), true
 		case "targets":
 			s, err := d.strict(v)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -15,7 +16,7 @@ func TestRegistryHasThirteenCanonicalCapabilities(t *testing.T) {
 	if len(reg) != 13 {
 		t.Fatalf("registry has %d entries, want 13", len(reg))
 	}
-	seen := map[Capability]bool{}
+	seen := map[classify.Capability]bool{}
 	for _, s := range reg {
 		if s.Name == "" || s.DefaultApproval == "" || s.TargetKind == "" || s.Description == "" {
 			t.Errorf("%q lacks an attribute: %+v", s.Name, s)
@@ -33,20 +34,20 @@ func TestRegistryHasThirteenCanonicalCapabilities(t *testing.T) {
 // TestTableAllCells pins every one of the 39 cells of seed 000's table.
 func TestTableAllCells(t *testing.T) {
 	const a, p, d = Allowed, ApprovalRequired, Denied
-	want := map[Capability][3]Cell{ // ReadOnly, Supervised, Full
-		FSRead:       {p, p, a},
-		FSWrite:      {d, p, a},
-		CodeExec:     {d, p, p},
-		NetworkHTTP:  {d, p, a},
-		LLMLocal:     {a, a, a},
-		LLMOnline:    {d, p, a},
-		MailRead:     {p, p, a},
-		MailSend:     {d, p, p},
-		ChannelIn:    {a, a, a},
-		ChannelOut:   {d, p, a},
-		TimeRead:     {a, a, a},
-		ParseLocal:   {a, a, a},
-		CalendarRead: {p, p, a},
+	want := map[classify.Capability][3]Cell{ // ReadOnly, Supervised, Full
+		classify.FSRead:       {p, p, a},
+		classify.FSWrite:      {d, p, a},
+		classify.CodeExec:     {d, p, p},
+		classify.NetworkHTTP:  {d, p, a},
+		classify.LLMLocal:     {a, a, a},
+		classify.LLMOnline:    {d, p, a},
+		classify.MailRead:     {p, p, a},
+		classify.MailSend:     {d, p, p},
+		classify.ChannelIn:    {a, a, a},
+		classify.ChannelOut:   {d, p, a},
+		classify.TimeRead:     {a, a, a},
+		classify.ParseLocal:   {a, a, a},
+		classify.CalendarRead: {p, p, a},
 	}
 	n := 0
 	for _, s := range Registry() {
@@ -63,7 +64,7 @@ func TestTableAllCells(t *testing.T) {
 }
 
 func TestSecurityReadOnlyDeniesWriteExecSend(t *testing.T) {
-	for _, c := range []Capability{FSWrite, CodeExec, MailSend} {
+	for _, c := range []classify.Capability{classify.FSWrite, classify.CodeExec, classify.MailSend} {
 		if got := Table(ReadOnly, c); got != Denied {
 			t.Errorf("ReadOnly × %s = %s, want denied", c, got)
 		}
@@ -71,12 +72,12 @@ func TestSecurityReadOnlyDeniesWriteExecSend(t *testing.T) {
 }
 
 func TestSecurityFullKeepsAlwaysCapabilitiesUnderApproval(t *testing.T) {
-	for _, c := range []Capability{CodeExec, MailSend} {
+	for _, c := range []classify.Capability{classify.CodeExec, classify.MailSend} {
 		if got := Table(Full, c); got != ApprovalRequired {
 			t.Errorf("Full × %s = %s, want approval_required", c, got)
 		}
 	}
-	if Table(Full, FSWrite) != Allowed {
+	if Table(Full, classify.FSWrite) != Allowed {
 		t.Error("Full × fs:write should be allowed")
 	}
 	if Table(Full, "no:such") != Denied {
@@ -91,7 +92,7 @@ type fakeGrants struct {
 	err   error
 }
 
-func (f *fakeGrants) CoveringGrant(_ context.Context, ch, snd string, c Capability, target, _ string, _ time.Time) (Grant, bool, error) {
+func (f *fakeGrants) CoveringGrant(_ context.Context, ch, snd string, c classify.Capability, target, _ string, _ time.Time) (Grant, bool, error) {
 	f.calls++
 	if f.err != nil {
 		return Grant{}, false, f.err
@@ -115,7 +116,7 @@ func words(ws ...string) []shellparse.Word {
 func cmd(ws ...string) shellparse.Command { return shellparse.Command{Argv: words(ws...)} }
 
 func input(c shellparse.Command, l Level) Input {
-	return Input{Command: c, Level: l, Workspace: "/w", Place: Place{Dirs: []string{"/w"}, Home: "/home/u"},
+	return Input{Command: c, Level: l, Workspace: "/w", Place: classify.Place{Dirs: []string{"/w"}, Home: "/home/u"},
 		Channel: "telegram", Sender: "roberto", Now: time.Unix(1e9, 0)}
 }
 
@@ -128,8 +129,8 @@ func noRules() *Policy {
 func TestEffectiveOutcomeSeedRows(t *testing.T) {
 	invoice := "/home/u/Documents/invoices-2026/04-Acme.pdf"
 	granted := &fakeGrants{keys: map[GrantKey]bool{
-		{Channel: "telegram", Sender: "roberto", Capability: FSWrite, Target: "/home/u/Documents/invoices-2026/**"}: true,
-		{Channel: "telegram", Sender: "roberto", Capability: FSRead, Target: "/srv/data/**"}:                        true,
+		{Channel: "telegram", Sender: "roberto", Capability: classify.FSWrite, Target: "/home/u/Documents/invoices-2026/**"}: true,
+		{Channel: "telegram", Sender: "roberto", Capability: classify.FSRead, Target: "/srv/data/**"}:                        true,
 	}}
 	cases := []struct {
 		name      string
@@ -201,8 +202,8 @@ func TestSecurityAllowRuleNeverLiftsDenied(t *testing.T) {
 
 func TestSecurityAlwaysCapabilitiesNeverCoveredByGrant(t *testing.T) {
 	g := &fakeGrants{keys: map[GrantKey]bool{
-		{Channel: "telegram", Sender: "roberto", Capability: CodeExec, Target: "make test"}: true,
-		{Channel: "telegram", Sender: "roberto", Capability: MailSend, Target: "a@b.c"}:     true,
+		{Channel: "telegram", Sender: "roberto", Capability: classify.CodeExec, Target: "make test"}: true,
+		{Channel: "telegram", Sender: "roberto", Capability: classify.MailSend, Target: "a@b.c"}:     true,
 	}}
 	for _, l := range []Level{Supervised, Full} {
 		for _, c := range []shellparse.Command{cmd("make", "test"), cmd("mail", "a@b.c")} {
@@ -235,7 +236,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	grant := &fakeGrants{keys: map[GrantKey]bool{{Channel: "telegram", Sender: "roberto", Capability: FSWrite, Target: "/w/**"}: true}}
+	grant := &fakeGrants{keys: map[GrantKey]bool{{Channel: "telegram", Sender: "roberto", Capability: classify.FSWrite, Target: "/w/**"}: true}}
 	cases := []struct {
 		c     shellparse.Command
 		level Level

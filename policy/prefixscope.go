@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -27,7 +28,7 @@ import (
 
 // prefixEscape returns why a command whose words start with an allow
 // rule's argv_prefix does more than the prefix names, or "".
-func prefixEscape(in *Input, cl *Classification, prefix []string) string {
+func prefixEscape(in *Input, cl *classify.Classification, prefix []string) string {
 	cmd := &in.Command
 	if why := envEscape(in); why != "" {
 		return why
@@ -56,7 +57,7 @@ func prefixEscape(in *Input, cl *Classification, prefix []string) string {
 	}
 	readOnly := true
 	for _, a := range cl.Accesses {
-		if a.Capability != FSRead && a.Capability != ParseLocal && a.Capability != TimeRead {
+		if a.Capability != classify.FSRead && a.Capability != classify.ParseLocal && a.Capability != classify.TimeRead {
 			readOnly = false
 			break
 		}
@@ -67,9 +68,9 @@ func prefixEscape(in *Input, cl *Classification, prefix []string) string {
 	short := *cmd
 	short.Argv = cmd.Argv[:len(prefix)]
 	short.Assigns = nil
-	base := Classify(short, in.Place)
+	base := classify.Classify(short, in.Place)
 	for _, a := range cl.Accesses {
-		if !hasCap(&base, a.Capability) {
+		if !classify.HasCap(&base, a.Capability) {
 			return "the words after the prefix add " + string(a.Capability)
 		}
 	}
@@ -84,8 +85,8 @@ func prefixEscape(in *Input, cl *Classification, prefix []string) string {
 // what the variable does among them.
 func envEscape(in *Input) string {
 	for _, a := range in.Command.Assigns {
-		n, val, known := splitAssign(a)
-		if j := JudgeEnv(n, val, known); j.Capability != "" {
+		n, val, known := classify.SplitAssign(a)
+		if j := classify.JudgeEnv(n, val, known); j.Capability != "" {
 			return "the command is given " + n + ": " + j.Why
 		}
 	}

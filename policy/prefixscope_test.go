@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -32,7 +33,7 @@ func matchedRule(t *testing.T, p *Policy, src string) string {
 	if err != nil || len(s.Commands) == 0 {
 		t.Fatalf("%s: %v", src, err)
 	}
-	in := Input{Command: s.Commands[0], Place: Place{Dirs: []string{"/w"}, Home: "/home/u", Workspace: "/w"},
+	in := Input{Command: s.Commands[0], Place: classify.Place{Dirs: []string{"/w"}, Home: "/home/u", Workspace: "/w"},
 		Workspace: "/w", Level: Supervised, Cwd: "/w", Channel: "cli", Sender: "dev"}
 	res, err := p.Evaluate(context.Background(), in, nil)
 	if err != nil {
@@ -129,7 +130,7 @@ func TestSecurityPinnedRuleMatchesOnlyThePinnedCommand(t *testing.T) {
 		t.Fatalf("pin not parsed: %+v", p.Rules[0])
 	}
 	s, _ := shellparse.ParseScript("make test", shellparse.Env{Home: "/home/u", Cwd: "/w"})
-	in := Input{Command: s.Commands[0], Place: Place{Dirs: []string{"/w"}, Home: "/home/u"}, Workspace: "/w", Level: Supervised,
+	in := Input{Command: s.Commands[0], Place: classify.Place{Dirs: []string{"/w"}, Home: "/home/u"}, Workspace: "/w", Level: Supervised,
 		Channel: "cli", Sender: "dev"}
 	for _, c := range []struct {
 		pins PinSource

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Profile gives the requests of some identities their own level and extra
@@ -192,7 +194,7 @@ func (d *decoder) profile(n *yaml.Node) (Profile, *Error) {
 		case "rules":
 			pr.Rules, rules = append(pr.Rules, d.ruleList(v, nil)...), true
 		case "allow", "ask", "deny":
-			act, _ := ParseOutcome(k.Value)
+			act, _ := classify.ParseOutcome(k.Value)
 			pr.Rules, rules = append(pr.Rules, d.ruleList(v, &act)...), true
 		default:
 			return pr, d.errAt(k, fmt.Sprintf("unknown key %q in profile (want %s)", k.Value, profileKeys))

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 const profileSrc = `level: supervised
@@ -67,7 +69,7 @@ func TestProfilesApplyOnlyToTheirIdentities(t *testing.T) {
 			t.Errorf("%s/%s %v = %s rule %q (%s) %s; want %s rule %q (%s)", tc.channel, tc.sender, tc.argv, res.Outcome, rule, profile, res.Reason, tc.want, tc.rule, tc.profile)
 		}
 	}
-	res, _ := p.Evaluate(context.Background(), Input{Command: cmd("make"), Level: Full, Channel: "telegram", Sender: "ann", Workspace: "/w", Place: Place{Dirs: []string{"/w"}}}, nil)
+	res, _ := p.Evaluate(context.Background(), Input{Command: cmd("make"), Level: Full, Channel: "telegram", Sender: "ann", Workspace: "/w", Place: classify.Place{Dirs: []string{"/w"}}}, nil)
 	if res.Reason != `rule "make runs" (profile "telegram/*") allows it` {
 		t.Errorf("reason %q", res.Reason)
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // RateLimit is one entry of a rate_limits: list (seed 000's per-capability
@@ -24,10 +26,10 @@ import (
 // Parse guarantees Capacity from 1 to MaxRateCapacity, RefillPerMinute
 // from MinRefillPerMinute to MaxRefillPerMinute, and Over Ask or Deny.
 type RateLimit struct {
-	Capability      Capability `json:"capability"`
-	Capacity        int        `json:"capacity"`
-	RefillPerMinute float64    `json:"refill_per_minute"`
-	Over            Outcome    `json:"over"`
+	Capability      classify.Capability `json:"capability"`
+	Capacity        int                 `json:"capacity"`
+	RefillPerMinute float64             `json:"refill_per_minute"`
+	Over            Outcome             `json:"over"`
 	// Profile is the name of the profile that sets the limit ("" for the
 	// file's own), and Layer the layer of its file in a stack built by
 	// Merge ("" for a policy used alone).
@@ -72,7 +74,7 @@ func (l RateLimit) over() Outcome {
 // strictest each time: the smallest capacity, the slowest refill, deny
 // over ask. A layer may so only tighten the limits of the layers above it
 // (including by setting a limit they do not), never loosen them.
-func (p *Policy) RateLimitFor(c Capability, channel, sender string) (RateLimit, bool) {
+func (p *Policy) RateLimitFor(c classify.Capability, channel, sender string) (RateLimit, bool) {
 	if len(p.layers) == 0 {
 		return p.fileRateLimit(c, channel, sender)
 	}
@@ -104,7 +106,7 @@ func (p *Policy) RateLimitsFor(channel, sender string) []RateLimit {
 }
 
 // fileRateLimit is RateLimitFor of one file.
-func (p *Policy) fileRateLimit(c Capability, channel, sender string) (RateLimit, bool) {
+func (p *Policy) fileRateLimit(c classify.Capability, channel, sender string) (RateLimit, bool) {
 	if pr := p.ProfileFor(channel, sender); pr != nil {
 		if rl, ok := findRateLimit(pr.RateLimits, c); ok {
 			rl.Layer = p.Layer
@@ -116,7 +118,7 @@ func (p *Policy) fileRateLimit(c Capability, channel, sender string) (RateLimit,
 	return rl, ok
 }
 
-func findRateLimit(ls []RateLimit, c Capability) (RateLimit, bool) {
+func findRateLimit(ls []RateLimit, c classify.Capability) (RateLimit, bool) {
 	for _, l := range ls {
 		if l.Capability == c {
 			l.Over = l.over()
@@ -215,7 +217,7 @@ func (d *decoder) rateLimits(n *yaml.Node) []RateLimit {
 		return nil
 	}
 	var out []RateLimit
-	first := map[Capability]int{}
+	first := map[classify.Capability]int{}
 	for _, item := range n.Content {
 		rl, err := d.rateLimit(item)
 		if err != nil {
@@ -247,10 +249,10 @@ func (d *decoder) rateLimit(n *yaml.Node) (RateLimit, *Error) {
 			if err != nil {
 				return rl, err
 			}
-			if _, ok := lookupSpec(Capability(s)); !ok {
+			if _, ok := lookupSpec(classify.Capability(s)); !ok {
 				return rl, d.errAt(v, fmt.Sprintf("capability %q is not in the registry (see `mnemos policy registry`)", s))
 			}
-			rl.Capability, rl.capabilityAt = Capability(s), d.pos(v)
+			rl.Capability, rl.capabilityAt = classify.Capability(s), d.pos(v)
 		case "capacity":
 			c, err := d.capacity(v)
 			if err != nil {

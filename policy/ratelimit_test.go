@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 const rateLimitSrc = `rate_limits:
@@ -25,9 +27,9 @@ profiles:
 func TestRateLimitsParse(t *testing.T) {
 	p := mustParse(t, rateLimitSrc)
 	want := []RateLimit{
-		{Capability: NetworkHTTP, Capacity: 20, RefillPerMinute: 10, Over: Ask, Pos: Pos{"p.yaml", 2, 5}},
-		{Capability: MailSend, Capacity: 3, RefillPerMinute: 0.25, Over: Deny, Pos: Pos{"p.yaml", 5, 5}},
-		{Capability: LLMOnline, Capacity: 1000000, RefillPerMinute: 1000, Over: Ask, Pos: Pos{"p.yaml", 6, 5}},
+		{Capability: classify.NetworkHTTP, Capacity: 20, RefillPerMinute: 10, Over: Ask, Pos: Pos{"p.yaml", 2, 5}},
+		{Capability: classify.MailSend, Capacity: 3, RefillPerMinute: 0.25, Over: Deny, Pos: Pos{"p.yaml", 5, 5}},
+		{Capability: classify.LLMOnline, Capacity: 1000000, RefillPerMinute: 1000, Over: Ask, Pos: Pos{"p.yaml", 6, 5}},
 	}
 	if len(p.RateLimits) != len(want) {
 		t.Fatalf("rate limits %+v", p.RateLimits)
@@ -45,7 +47,7 @@ func TestRateLimitsParse(t *testing.T) {
 	}
 	// A profile may set nothing but rate limits.
 	q := mustParse(t, "profiles:\n  - {channel: ci, sender: \"*\", rate_limits: [{capability: fs:write, capacity: 50, refill_per_minute: 5}]}\n")
-	if rl, ok := q.RateLimitFor(FSWrite, "ci", "x"); !ok || rl.Capacity != 50 || rl.Profile != "ci/*" {
+	if rl, ok := q.RateLimitFor(classify.FSWrite, "ci", "x"); !ok || rl.Capacity != 50 || rl.Profile != "ci/*" {
 		t.Errorf("profile-only limit: %+v %v", rl, ok)
 	}
 }
@@ -55,7 +57,7 @@ func TestRateLimitsParse(t *testing.T) {
 func TestRateLimitFor(t *testing.T) {
 	p := mustParse(t, rateLimitSrc)
 	cases := []struct {
-		c               Capability
+		c               classify.Capability
 		channel, sender string
 		ok              bool
 		capacity        int
@@ -63,13 +65,13 @@ func TestRateLimitFor(t *testing.T) {
 		over            Outcome
 		profile         string
 	}{
-		{NetworkHTTP, "cli", "ann", true, 20, 10, Ask, ""},
-		{NetworkHTTP, "telegram", "bob", true, 2, 0.5, Deny, "kids"},
-		{NetworkHTTP, "telegram", "ann", true, 20, 10, Ask, ""}, // profile telegram/* sets no limit
-		{MailSend, "telegram", "bob", true, 3, 0.25, Deny, ""},  // the file's, under bob's profile
-		{LLMOnline, "cli", "ann", true, 1000000, 1000, Ask, ""},
-		{FSWrite, "cli", "ann", false, 0, 0, Deny, ""},
-		{FSWrite, "telegram", "bob", false, 0, 0, Deny, ""},
+		{classify.NetworkHTTP, "cli", "ann", true, 20, 10, Ask, ""},
+		{classify.NetworkHTTP, "telegram", "bob", true, 2, 0.5, Deny, "kids"},
+		{classify.NetworkHTTP, "telegram", "ann", true, 20, 10, Ask, ""}, // profile telegram/* sets no limit
+		{classify.MailSend, "telegram", "bob", true, 3, 0.25, Deny, ""},  // the file's, under bob's profile
+		{classify.LLMOnline, "cli", "ann", true, 1000000, 1000, Ask, ""},
+		{classify.FSWrite, "cli", "ann", false, 0, 0, Deny, ""},
+		{classify.FSWrite, "telegram", "bob", false, 0, 0, Deny, ""},
 	}
 	for _, tc := range cases {
 		rl, ok := p.RateLimitFor(tc.c, tc.channel, tc.sender)
@@ -86,8 +88,8 @@ func TestRateLimitFor(t *testing.T) {
 		t.Errorf("RateLimitsFor = %s", strings.Join(got, "; "))
 	}
 	// A limit built by hand never allows: over allow counts as ask.
-	h := &Policy{RateLimits: []RateLimit{{Capability: NetworkHTTP, Capacity: 1, RefillPerMinute: 1, Over: Allow}}}
-	if rl, _ := h.RateLimitFor(NetworkHTTP, "cli", "ann"); rl.Over != Ask {
+	h := &Policy{RateLimits: []RateLimit{{Capability: classify.NetworkHTTP, Capacity: 1, RefillPerMinute: 1, Over: Allow}}}
+	if rl, _ := h.RateLimitFor(classify.NetworkHTTP, "cli", "ann"); rl.Over != Ask {
 		t.Errorf("over allow: %s", rl.Over)
 	}
 }
@@ -193,7 +195,7 @@ profiles:
 `)
 	m, _ := Merge(system, user, project)
 	cases := []struct {
-		c               Capability
+		c               classify.Capability
 		channel, sender string
 		ok              bool
 		capacity        int
@@ -201,11 +203,11 @@ profiles:
 		over            Outcome
 		from            Pos
 	}{
-		{NetworkHTTP, "cli", "ann", true, 20, 5, Deny, Pos{"user.yaml", 2, 5}},
-		{NetworkHTTP, "telegram", "bob", true, 4, 5, Deny, Pos{"user.yaml", 9, 9}},
-		{FSWrite, "cli", "ann", true, 100, 60, Ask, Pos{"project.yaml", 3, 5}},
-		{MailSend, "cli", "ann", true, 5, 0.5, Deny, Pos{"system.yaml", 2, 5}},
-		{CodeExec, "cli", "ann", false, 0, 0, Deny, Pos{}},
+		{classify.NetworkHTTP, "cli", "ann", true, 20, 5, Deny, Pos{"user.yaml", 2, 5}},
+		{classify.NetworkHTTP, "telegram", "bob", true, 4, 5, Deny, Pos{"user.yaml", 9, 9}},
+		{classify.FSWrite, "cli", "ann", true, 100, 60, Ask, Pos{"project.yaml", 3, 5}},
+		{classify.MailSend, "cli", "ann", true, 5, 0.5, Deny, Pos{"system.yaml", 2, 5}},
+		{classify.CodeExec, "cli", "ann", false, 0, 0, Deny, Pos{}},
 	}
 	for _, tc := range cases {
 		rl, ok := m.RateLimitFor(tc.c, tc.channel, tc.sender)
@@ -213,7 +215,7 @@ profiles:
 			t.Errorf("RateLimitFor(%s, %s, %s) = %+v, %v", tc.c, tc.channel, tc.sender, rl, ok)
 		}
 	}
-	if rl, _ := m.RateLimitFor(MailSend, "cli", "ann"); rl.Layer != LayerSystem {
+	if rl, _ := m.RateLimitFor(classify.MailSend, "cli", "ann"); rl.Layer != LayerSystem {
 		t.Errorf("layer %q", rl.Layer)
 	}
 	// The stack's section, for display: the top-level limits combined.
@@ -331,10 +333,10 @@ func TestSecurityRateLimitsNeverLoosen(t *testing.T) {
 // randRateLimitPolicy is randPolicy with rate limits at the top and, when
 // it has no profiles, in profiles of its own.
 func randRateLimitPolicy(r *rand.Rand) string {
-	caps := []Capability{NetworkHTTP, FSWrite, MailSend, LLMOnline, CodeExec}
+	caps := []classify.Capability{classify.NetworkHTTP, classify.FSWrite, classify.MailSend, classify.LLMOnline, classify.CodeExec}
 	limits := func(indent string) string {
 		var b strings.Builder
-		seen := map[Capability]bool{}
+		seen := map[classify.Capability]bool{}
 		for range r.IntN(4) {
 			c := pick(r, caps)
 			if seen[c] {
@@ -383,10 +385,10 @@ profiles:
 		return
 	}
 	for _, id := range [][2]string{{"cli", "ann"}, {"telegram", "bob"}} {
-		rl, _ := p.RateLimitFor(NetworkHTTP, id[0], id[1])
+		rl, _ := p.RateLimitFor(classify.NetworkHTTP, id[0], id[1])
 		fmt.Printf("%s/%s: %s (line %d)\n", id[0], id[1], rl, rl.Pos.Line)
 	}
-	_, ok := p.RateLimitFor(MailSend, "cli", "ann")
+	_, ok := p.RateLimitFor(classify.MailSend, "cli", "ann")
 	fmt.Println("mail:send limited:", ok)
 	// Output:
 	// cli/ann: network:http: 20 tokens, 10 per minute, then ask (line 2)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -22,7 +23,7 @@ import (
 // on every call, and never uses the index.
 
 func refEvaluate(p *Policy, in Input, grants GrantChecker) (Outcome, string) {
-	cl := Classify(in.Command, in.Place)
+	cl := classify.Classify(in.Command, in.Place)
 	rule := refFirst(p, in, cl)
 	name := ""
 	if rule != nil {
@@ -42,7 +43,7 @@ func refEvaluate(p *Policy, in Input, grants GrantChecker) (Outcome, string) {
 // and those of the first profile whose channel and sender match the
 // request ("*" matches any); among equal priorities, a profile rule
 // before a file rule, then the earliest in the file.
-func refFirst(p *Policy, in Input, cl Classification) *Rule {
+func refFirst(p *Policy, in Input, cl classify.Classification) *Rule {
 	var candidates []Rule
 	for _, pr := range p.Profiles {
 		if (pr.Channel == "*" || pr.Channel == in.Channel) && (pr.Sender == "*" || pr.Sender == in.Sender) {
@@ -98,7 +99,7 @@ func refLevel(sys, user, proj *Policy, channel, sender string) Level {
 }
 
 // refCombine is the decision without grants and floor.
-func refCombine(in Input, cl Classification, rule *Rule, shell Outcome) Outcome {
+func refCombine(in Input, cl classify.Classification, rule *Rule, shell Outcome) Outcome {
 	worst := Allowed
 	for _, a := range cl.Accesses {
 		c := Table(in.Level, a.Capability)
@@ -126,9 +127,9 @@ func refCombine(in Input, cl Classification, rule *Rule, shell Outcome) Outcome 
 	return Ask
 }
 
-func refHasExec(cl Classification) bool {
+func refHasExec(cl classify.Classification) bool {
 	for _, a := range cl.Accesses {
-		if a.Capability == CodeExec {
+		if a.Capability == classify.CodeExec {
 			return true
 		}
 	}
@@ -142,7 +143,7 @@ func refHasExec(cl Classification) bool {
 // written defaults.shell on code:exec) as a floor; then grants and the
 // command's floor. It returns the outcome, the rule and its layer.
 func refStack(sys, user, proj *Policy, in Input, grants GrantChecker) (Outcome, string, Layer) {
-	cl := Classify(in.Command, in.Place)
+	cl := classify.Classify(in.Command, in.Place)
 	var rule *Rule
 	var layer Layer
 	shell := user.Shell
@@ -197,7 +198,7 @@ func refStack(sys, user, proj *Policy, in Input, grants GrantChecker) (Outcome, 
 
 // refCovered: every access that needs approval has a grant, and at least
 // one does.
-func refCovered(in Input, cl Classification, grants GrantChecker, askRule bool) bool {
+func refCovered(in Input, cl classify.Classification, grants GrantChecker, askRule bool) bool {
 	covered := 0
 	for _, a := range cl.Accesses {
 		spec, err := Lookup(a.Capability)
@@ -214,7 +215,7 @@ func refCovered(in Input, cl Classification, grants GrantChecker, askRule bool) 
 		if spec.DefaultApproval == ApprovalAlways || a.Dynamic || a.Target == "" {
 			return false
 		}
-		if a.Capability == FSWrite && (cl.Verb == "delete" || cl.Verb == "move") {
+		if a.Capability == classify.FSWrite && (cl.Verb == "delete" || cl.Verb == "move") {
 			// Removing a path needs a grant on a tree that holds it below
 			// its top: one covering the directory it is removed from.
 			g, ok, _ := grants.CoveringGrant(context.Background(), in.Channel, in.Sender, a.Capability, path.Dir(a.Target), in.Session, in.Now)
@@ -233,7 +234,7 @@ func refCovered(in Input, cl Classification, grants GrantChecker, askRule bool) 
 	return covered > 0
 }
 
-func refRuleMatches(r *Rule, in Input, cl Classification) bool {
+func refRuleMatches(r *Rule, in Input, cl classify.Classification) bool {
 	if len(r.ArgvPrefix) > 0 {
 		c := in.Command
 		if c.Dynamic || len(c.Argv) < len(r.ArgvPrefix) {
@@ -295,7 +296,7 @@ func refRuleMatches(r *Rule, in Input, cl Classification) bool {
 	}
 	strict := r.Action == Allow
 	// Evaluate every condition on one access (nil: none).
-	all := func(a *Access) bool {
+	all := func(a *classify.Access) bool {
 		for _, c := range r.Conditions {
 			if !refCondition(c, refField(c.Field, in, cl, a), strict) {
 				return false
@@ -321,7 +322,7 @@ func refRuleMatches(r *Rule, in Input, cl Classification) bool {
 		}
 		return false
 	}
-	var set []Access
+	var set []classify.Access
 	for _, a := range cl.Accesses {
 		if s, err := Lookup(a.Capability); err != nil || s.DefaultApproval != ApprovalNone {
 			set = append(set, a)
@@ -349,7 +350,7 @@ type refValue struct {
 	number                     float64
 }
 
-func refField(name string, in Input, cl Classification, a *Access) refValue {
+func refField(name string, in Input, cl classify.Classification, a *classify.Access) refValue {
 	text := func(s string, dyn bool) refValue {
 		if s == "" {
 			return refValue{}
@@ -642,7 +643,7 @@ func randRule(r *rand.Rand, name string, withAction bool) string {
 		matchers++
 	}
 	if r.IntN(6) == 0 {
-		parts = append(parts, "capability: "+string(pick(r, []Capability{FSRead, FSWrite, NetworkHTTP, CodeExec})))
+		parts = append(parts, "capability: "+string(pick(r, []classify.Capability{classify.FSRead, classify.FSWrite, classify.NetworkHTTP, classify.CodeExec})))
 		matchers++
 	}
 	if r.IntN(8) == 0 {
@@ -730,7 +731,7 @@ func randCommand(r *rand.Rand) shellparse.Command {
 func randInput(r *rand.Rand) (Input, GrantChecker) {
 	in := Input{
 		Command:   randCommand(r),
-		Place:     Place{Dirs: []string{"/w"}, Home: "/home/u"},
+		Place:     classify.Place{Dirs: []string{"/w"}, Home: "/home/u"},
 		Workspace: pick(r, []string{"/w", "/w", ""}),
 		Level:     pick(r, Levels()),
 		Channel:   pick(r, []string{"cli", "telegram"}),
@@ -755,7 +756,7 @@ func randInput(r *rand.Rand) (Input, GrantChecker) {
 	for range r.IntN(4) {
 		gl = append(gl, Grant{ID: int64(len(gl) + 1), GrantKey: GrantKey{
 			Channel: pick(r, []string{"cli", "telegram"}), Sender: pick(r, []string{"ann", "bob"}),
-			Capability: pick(r, []Capability{FSRead, FSWrite, NetworkHTTP, CodeExec}),
+			Capability: pick(r, []classify.Capability{classify.FSRead, classify.FSWrite, classify.NetworkHTTP, classify.CodeExec}),
 			Target:     pick(r, []string{"/w/**", "/etc/**", "example.com", "/w/a", "/w/out"}),
 		}})
 	}

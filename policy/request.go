@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strings"
 	"time"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -73,7 +73,7 @@ func (p *Policy) EvaluateRequest(ctx context.Context, req Request, grants GrantC
 	if ws == "" {
 		ws = req.Cwd
 	}
-	pl := PlaceOf(script, req.Cwd, req.Home)
+	pl := classify.PlaceOf(script, req.Cwd, req.Home)
 	pl.Workspace = ws
 	worst := -1
 	for _, c := range script.Commands {
@@ -94,105 +94,13 @@ func (p *Policy) EvaluateRequest(ctx context.Context, req Request, grants GrantC
 	return res, nil
 }
 
-// PlaceOf collects the directories a script may run its commands in: the
-// working directory and every static cd target. A cd whose target is not
-// static makes relative paths unknown.
-func PlaceOf(s *shellparse.Script, cwd, home string) Place {
-	pl := Place{Dirs: []string{cwd}, Home: home}
-	seen := map[string]bool{cwd: true}
-	for _, c := range s.Commands {
-		if !ChangesDir(c) {
-			continue
-		}
-		next, ok := CdTargets(c, pl.Dirs, home)
-		if !ok {
-			pl.UnknownDir = true
-			continue
-		}
-		for _, n := range next {
-			if !seen[n] {
-				seen[n] = true
-				pl.Dirs = append(pl.Dirs, n)
-			}
-		}
-	}
-	return pl
-}
-
-// ChangesDir reports a command that changes the shell's working directory:
-// cd, pushd, popd, chdir.
-func ChangesDir(c shellparse.Command) bool {
-	switch c.Name() {
-	case "cd", "pushd", "popd", "chdir":
-		return true
-	}
-	return false
-}
-
-// CdTargets returns the directories a cd, pushd or chdir moves to when it
-// starts in any of dirs (a bare cd goes home); ok is false when that is
-// not known statically (a computed target, "cd -", popd). The target is
-// taken as the shell reads it without CDPATH: whether CDPATH applies is
-// the caller's to judge (see CdTargetBare).
-func CdTargets(c shellparse.Command, dirs []string, home string) (next []string, ok bool) {
-	target, ok := cdTarget(c, home)
-	if !ok {
-		return nil, false
-	}
-	if path.IsAbs(target) {
-		return []string{path.Clean(target)}, true
-	}
-	for _, d := range dirs {
-		next = append(next, path.Join(d, target))
-	}
-	return next, true
-}
-
-// CdTargetBare reports a cd whose target is a bare relative name ("build",
-// not "./build" or "/srv"): the one form CDPATH can send elsewhere.
-func CdTargetBare(c shellparse.Command, home string) bool {
-	target, ok := cdTarget(c, home)
-	if !ok || path.IsAbs(target) || target == "." || target == ".." {
-		return false
-	}
-	return !strings.HasPrefix(target, "./") && !strings.HasPrefix(target, "../")
-}
-
-func cdTarget(c shellparse.Command, home string) (string, bool) {
-	if c.Name() == "popd" {
-		return "", false
-	}
-	var target string
-	for _, a := range c.Args() {
-		if a == "--" || strings.HasPrefix(a, "-") && a != "-" {
-			continue
-		}
-		target = a
-		break
-	}
-	for _, w := range c.Argv[1:] {
-		if w.Dynamic {
-			return "", false
-		}
-	}
-	switch {
-	case target == "-":
-		return "", false
-	case target == "" || target == "~":
-		target = home
-	case strings.HasPrefix(target, "~/"):
-		target = home + target[1:]
-	}
-	return target, target != ""
-}
-
 // GrantList is an in-memory GrantChecker: the grants of a test case. A
 // revoked grant, an expired one, or one bound to another session covers
 // nothing.
 type GrantList []Grant
 
 // CoveringGrant returns the first grant in the list that covers target.
-func (l GrantList) CoveringGrant(_ context.Context, channel, sender string, c Capability, target, session string, now time.Time) (Grant, bool, error) {
+func (l GrantList) CoveringGrant(_ context.Context, channel, sender string, c classify.Capability, target, session string, now time.Time) (Grant, bool, error) {
 	for _, g := range l {
 		switch {
 		case g.Channel != channel, g.Sender != sender, g.Capability != c, g.RevokedAt != nil,
@@ -255,7 +163,7 @@ func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 		return false, fmt.Errorf("holds no command")
 	}
 	ws := cwd
-	if within(ExampleCwd, cwd) {
+	if classify.Within(ExampleCwd, cwd) {
 		ws = ExampleCwd
 	}
 	level := def.level
@@ -269,12 +177,12 @@ func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 	if snd == "" {
 		snd = def.sender
 	}
-	pl := PlaceOf(script, cwd, ExampleHome)
+	pl := classify.PlaceOf(script, cwd, ExampleHome)
 	pl.Workspace = ws
 	for _, c := range script.Commands {
 		in := Input{Command: c, Place: pl, Workspace: ws, Level: level, Channel: ch, Sender: snd, Cwd: cwd, Reason: ex.Reason, costs: def.costs}
-		in.Command, _ = expandOptions(c)
-		cl := Classify(c, pl)
+		in.Command, _ = classify.ExpandOptions(c)
+		cl := classify.Classify(c, pl)
 		if r.matches(&in, &cl) {
 			return true, nil
 		}

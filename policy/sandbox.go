@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // SandboxConfig is a policy's sandbox: section, a rule's sandbox:
@@ -203,7 +205,7 @@ func (p *Policy) SandboxFor(results []Result) SandboxConfig {
 	decided := false
 	for _, r := range results {
 		for _, a := range r.Accesses {
-			decided = decided || a.Capability == NetworkHTTP
+			decided = decided || a.Capability == classify.NetworkHTTP
 		}
 	}
 	var netFalse, netTrue, closed bool

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -174,7 +175,7 @@ allow:
 	var rs []Result
 	for _, argv := range [][]string{{"psql", "-c", "select 1"}, {"ls"}} {
 		s, _ := shellparse.ParseArgv(argv, shellparse.Env{Home: "/home/me", Cwd: "/home/me/proj"})
-		r, _ := p.Evaluate(context.Background(), Input{Command: s.Commands[0], Place: Place{Dirs: []string{"/home/me/proj"}, Home: "/home/me"},
+		r, _ := p.Evaluate(context.Background(), Input{Command: s.Commands[0], Place: classify.Place{Dirs: []string{"/home/me/proj"}, Home: "/home/me"},
 			Workspace: "/home/me/proj", Level: Full}, nil)
 		rs = append(rs, r)
 	}

@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 // Level is an autonomy level.
@@ -106,7 +108,7 @@ func TableCell(level Level, s Spec) Cell {
 
 // Table returns the cell for a capability at a level; an unknown capability
 // is denied.
-func Table(level Level, c Capability) Cell {
+func Table(level Level, c classify.Capability) Cell {
 	s, ok := lookupSpec(c)
 	if !ok {
 		return Denied

@@ -5,12 +5,12 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
-	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/classify"
 )
 
 func TestDigestGroupsByIdentityAndCapability(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	req := func(tok, ch, sender, class string, c policy.Capability, min int) approvals.Pending {
+	req := func(tok, ch, sender, class string, c classify.Capability, min int) approvals.Pending {
 		p := approvals.Pending{Token: tok, Channel: ch, Sender: sender, CapabilityClass: class, CreatedAt: t0.Add(time.Duration(min) * time.Minute)}
 		if c != "" {
 			p.Details.Accesses = []approvals.Access{{Capability: c}}
@@ -19,10 +19,10 @@ func TestDigestGroupsByIdentityAndCapability(t *testing.T) {
 	}
 	// Newest first, as List returns them.
 	list := []approvals.Pending{
-		req("e", "cli", "dev", "fs:write:/w/c", policy.FSWrite, 5),
-		req("d", "telegram", "42", "fs:write:/w/x", policy.FSWrite, 4),
+		req("e", "cli", "dev", "fs:write:/w/c", classify.FSWrite, 5),
+		req("d", "telegram", "42", "fs:write:/w/x", classify.FSWrite, 4),
 		req("c", "cli", "dev", "code:exec", "", 3),
-		req("b", "cli", "dev", "fs:write:/w/b", policy.FSWrite, 2),
+		req("b", "cli", "dev", "fs:write:/w/b", classify.FSWrite, 2),
 		req("a", "cli", "dev", "fs:write:/w/a", "", 1),
 	}
 	got := digest(list)

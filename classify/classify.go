@@ -1,4 +1,4 @@
-package policy
+package classify
 
 import (
 	"net/url"
@@ -117,7 +117,7 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 	// env's, and what the script exported to it (envvars.go).
 	builtin := len(cmd.Assigns) > 0 && startsNoProgram(cmd, name)
 	for _, a := range cmd.Assigns {
-		n, v, known := splitAssign(a)
+		n, v, known := SplitAssign(a)
 		if n == "IFS" && name == "read" || builtin && !readByShell(n) {
 			continue
 		}

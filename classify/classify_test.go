@@ -1,4 +1,4 @@
-package policy
+package classify
 
 import (
 	"math/rand"
@@ -329,3 +329,13 @@ func TestSecurityDeleteOutsideTheWorkspaceAsks(t *testing.T) {
 		}
 	}
 }
+
+func words(ws ...string) []shellparse.Word {
+	out := make([]shellparse.Word, len(ws))
+	for i, w := range ws {
+		out[i] = shellparse.Word{Value: w}
+	}
+	return out
+}
+
+func cmd(ws ...string) shellparse.Command { return shellparse.Command{Argv: words(ws...)} }

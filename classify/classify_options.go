@@ -1,4 +1,4 @@
-package policy
+package classify
 
 import (
 	"path"
@@ -609,7 +609,7 @@ func optionLabel(cmd shellparse.Command, start int) string {
 // an abbreviation of several options (which the program refuses, and no
 // decision should lean on), or an option name not known before the
 // command runs (--$X, -$FLAGS).
-func expandOptions(cmd shellparse.Command) (out shellparse.Command, why string) {
+func ExpandOptions(cmd shellparse.Command) (out shellparse.Command, why string) {
 	g, start := optionGrammar(cmd)
 	if g == nil {
 		return cmd, ""
@@ -684,7 +684,7 @@ func expandOptions(cmd shellparse.Command) (out shellparse.Command, why string) 
 // mnemos never allows without a person. Targets name the command as
 // written.
 func Classify(cmd shellparse.Command, pl Place) Classification {
-	x, why := expandOptions(cmd)
+	x, why := ExpandOptions(cmd)
 	c := classifyArgv(x, pl)
 	if len(x.Argv) > 0 && &x.Argv[0] != &cmd.Argv[0] {
 		from, to := x.String(), cmd.String()

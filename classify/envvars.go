@@ -1,4 +1,4 @@
-package policy
+package classify
 
 import (
 	"net/url"
@@ -600,7 +600,7 @@ func proxyHost(v string) string {
 // for a value computed at run time (its text holds $ or a backquote), an
 // append (NAME+=), an array element, and the empty value the parser
 // writes for an exported variable it cannot follow.
-func splitAssign(a string) (name, value string, known bool) {
+func SplitAssign(a string) (name, value string, known bool) {
 	name, value, _ = strings.Cut(a, "=")
 	known = value != "" && !strings.ContainsAny(value, "$`")
 	if n, ok := strings.CutSuffix(name, "+"); ok {
@@ -771,7 +771,7 @@ func (c *Classification) envSetters(cmd shellparse.Command, pl Place, name strin
 		// export PAGER=... makes later programs run that command.
 		for _, w := range args {
 			if n, v, ok := strings.Cut(w.Value, "="); ok && !strings.HasPrefix(w.Value, "-") {
-				n, v, known := splitAssign(n + "=" + v)
+				n, v, known := SplitAssign(n + "=" + v)
 				c.envAssign(cmd, pl, n, v, known && !w.Dynamic, true)
 			}
 		}

@@ -1,4 +1,4 @@
-package policy
+package classify
 
 import (
 	"encoding/json"
@@ -229,7 +229,7 @@ func (c *Classification) classifyService(cmd shellparse.Command, pl Place, name 
 			if s, ok := optionValue(args, "-s", "--src"); ok {
 				c.Accesses = append(c.Accesses, Access{Capability: ChannelIn, Target: "slack:" + s.Value, Dynamic: s.Dynamic})
 			}
-			if !hasCap(c, ChannelOut) && !hasCap(c, ChannelIn) {
+			if !HasCap(c, ChannelOut) && !HasCap(c, ChannelIn) {
 				c.Accesses = append(c.Accesses, Access{Capability: ChannelIn, Target: "slack"})
 			}
 		case "signal-cli":

@@ -1,4 +1,4 @@
-package policy
+package classify
 
 import (
 	_ "embed"
@@ -49,7 +49,7 @@ var catalog = sync.OnceValue(func() map[string]toolSpec {
 	m, err := parseCatalogLazy(catalogSource)
 	if err != nil {
 		// catalog.txt is embedded and tested; failing here is a build defect.
-		panic("policy: " + err.Error())
+		panic("classify: " + err.Error())
 	}
 	return m
 })
@@ -293,7 +293,7 @@ func (g *grammar) built() *grammar {
 	}
 	if err := g.build(); err != nil {
 		// catalog.txt is embedded and tested; failing here is a build defect.
-		panic("policy: catalog: " + err.Error())
+		panic("classify: catalog: " + err.Error())
 	}
 	return g
 }

@@ -1,4 +1,4 @@
-package policy
+package classify
 
 import (
 	"strings"
@@ -226,7 +226,7 @@ func TestEnvironmentOrdinaryAssignments(t *testing.T) {
 		"read -r line < f", "printf -v x %s y", "IFS= read -r line < f", "declare -n r=PATH; echo \"$r\"",
 	} {
 		c := lastCommand(t, src)
-		if hasCap(&c, CodeExec) || c.Floor != Allow {
+		if HasCap(&c, CodeExec) || c.Floor != Allow {
 			t.Errorf("%s: %s (floor %s: %s)", src, accessList(c), c.Floor, c.FloorReason)
 		}
 	}

@@ -1,0 +1,56 @@
+package classify
+
+import (
+	"path"
+	"strings"
+)
+
+// Within reports whether target is dir or below it (both absolute, clean).
+func Within(dir, target string) bool {
+	if dir == "" || !path.IsAbs(dir) || !path.IsAbs(target) {
+		return false
+	}
+	if !cleanAbs(dir) {
+		dir = path.Clean(dir)
+	}
+	if !cleanAbs(target) {
+		target = path.Clean(target)
+	}
+	return target == dir || dir == "/" ||
+		len(target) > len(dir) && target[len(dir)] == '/' && strings.HasPrefix(target, dir)
+}
+
+// cleanAbs reports whether an absolute path is already what path.Clean
+// would make of it: no empty, "." or ".." element, no trailing slash.
+func cleanAbs(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if p == "" || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		// The element after this slash.
+		j := i + 1
+		if j == len(p) || p[j] == '/' {
+			return false
+		}
+		if p[j] == '.' && (j+1 == len(p) || p[j+1] == '/' || p[j+1] == '.' && (j+2 == len(p) || p[j+2] == '/')) {
+			return false
+		}
+	}
+	return true
+}
+
+// HasCap reports whether any access of the classification uses c.
+func HasCap(cl *Classification, c Capability) bool {
+	for _, a := range cl.Accesses {
+		if a.Capability == c {
+			return true
+		}
+	}
+	return false
+}
