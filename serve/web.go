@@ -94,15 +94,21 @@ func (s *Server) hostOK(host string) bool {
 	return err == nil && h == "127.0.0.1" && host == "localhost:"+port
 }
 
-// sameOrigin refuses a POST that a browser says comes from elsewhere.
+// sameOrigin refuses a POST that a browser says comes from elsewhere. The
+// page forbids a Referer, so a browser posting its form sends "Origin:
+// null" (and Sec-Fetch-Site: same-origin); any other origin is refused.
 func sameOrigin(r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+	site := r.Header.Get("Sec-Fetch-Site")
+	if site != "" && site != "same-origin" {
 		return false
 	}
-	if f := r.Header.Get("Sec-Fetch-Site"); f != "" && f != "same-origin" {
-		return false
+	switch o := r.Header.Get("Origin"); o {
+	case "", "http://" + r.Host:
+		return true
+	case "null":
+		return site == "same-origin"
 	}
-	return true
+	return false
 }
 
 type statusWriter struct {

@@ -126,6 +126,8 @@ func TestSecurityCSRF(t *testing.T) {
 		{"another session's", url.Values{"csrf": {otherCSRF}, "id": {p.Token}, "answer": {"approve"}}, nil},
 		{"cross-site origin", url.Values{"csrf": {good}, "id": {p.Token}, "answer": {"approve"}}, []string{"Origin", "http://evil.example"}},
 		{"cross-site fetch", url.Values{"csrf": {good}, "id": {p.Token}, "answer": {"approve"}}, []string{"Sec-Fetch-Site", "cross-site"}},
+		{"opaque origin", url.Values{"csrf": {good}, "id": {p.Token}, "answer": {"approve"}}, []string{"Origin", "null"}},
+		{"opaque cross-site origin", url.Values{"csrf": {good}, "id": {p.Token}, "answer": {"approve"}}, []string{"Origin", "null", "Sec-Fetch-Site", "cross-site"}},
 	} {
 		resp := b.post("/answer", tc.form, tc.header...)
 		if resp.StatusCode != http.StatusForbidden {
