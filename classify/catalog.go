@@ -26,6 +26,11 @@ type toolSpec struct {
 	verb    string
 	// parser marks a program that parses a known format (parse:local).
 	parser bool
+	// sub marks a program whose first operand is a subcommand; named
+	// are the subcommands whose next operand is named too (catalog flag
+	// sub=A,B).
+	sub   bool
+	named []string
 	// gram is how the program reads its options (nil when the catalog
 	// records none); subs, for git, is each subcommand's.
 	gram *grammar
@@ -127,6 +132,13 @@ func parseCatalogLazy(src string) (map[string]toolSpec, error) {
 				s.mode = true
 			case flag == "parser":
 				s.parser = true
+			case flag == "sub":
+				s.sub = true
+			case strings.HasPrefix(flag, "sub="):
+				s.sub, s.named = true, strings.Split(strings.TrimPrefix(flag, "sub="), ",")
+				if slices.Contains(s.named, "") {
+					return nil, fmt.Errorf("catalog.txt:%d: empty subcommand in %q", i+1, flag)
+				}
 			case strings.HasPrefix(flag, "verb="):
 				s.verb = strings.ReplaceAll(strings.TrimPrefix(flag, "verb="), "_", " ")
 			case strings.HasPrefix(flag, "out:-"):
