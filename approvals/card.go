@@ -181,11 +181,23 @@ func Rank(c classify.Capability) int {
 // names an operation of c ("delete", "download", "build"); for code:exec
 // and mail:send only a verb that says code runs or mail is sent is kept,
 // so that "May I write?" never heads a card whose class is code:exec.
-func HeadlineVerb(c classify.Capability, verb string) string {
+//
+// argv, when given, are that command's words, the program first. A
+// program's verb names what the program does when it works ("install" for
+// pip, "build" for make); an invocation that only asks it about itself
+// (AsksOnly: pip --version, make --help, pip list) does not do that, and
+// reads "run", the verb that says no more than that code runs. "run
+// remotely" is kept whatever the words: it never reads milder.
+func HeadlineVerb(c classify.Capability, verb string, argv ...string) string {
 	switch c {
 	case classify.CodeExec:
 		switch verb {
-		case "run", "run remotely", "build", "compile", "install", "test":
+		case "build", "compile", "install", "test":
+			if AsksOnly(argv) {
+				return "run"
+			}
+			return verb
+		case "run", "run remotely":
 			return verb
 		}
 		return Verb(c)
@@ -196,6 +208,91 @@ func HeadlineVerb(c classify.Capability, verb string) string {
 		return Verb(c)
 	}
 	return verb
+}
+
+// helpFlag reports whether w asks a program for its help when it is the
+// program's only word or follows a subcommand.
+func helpFlag(w string) bool {
+	switch w {
+	case "--help", "-h", "-help", "-?":
+		return true
+	}
+	return false
+}
+
+// versionFlag reports whether w asks a program for its version when it is
+// the program's only word.
+func versionFlag(w string) bool {
+	switch w {
+	case "--version", "-V", "-version":
+		return true
+	}
+	return false
+}
+
+// listing reports whether sub is a subcommand (or option) of a program
+// whose verb is "install" that shows what is installed or available and
+// installs nothing: pip list, apt show, brew info.
+func listing(prog, sub string) bool {
+	switch prog {
+	case "pip", "pip3":
+		switch sub {
+		case "list", "show", "freeze", "check", "inspect", "help":
+			return true
+		}
+	case "apt":
+		switch sub {
+		case "list", "show", "search", "policy", "showsrc", "depends", "rdepends":
+			return true
+		}
+	case "brew":
+		switch sub {
+		case "list", "ls", "info", "search", "config", "deps", "leaves", "commands", "help",
+			"--prefix", "--cellar", "--repository", "--cache":
+			return true
+		}
+	}
+	return false
+}
+
+// AsksOnly reports whether argv, a command's words with the program first,
+// only asks the program about itself: its help or its version (PROG
+// --version, PROG -h, PROG SUBCOMMAND --help), or, for a package manager, a
+// listing (pip list, pip show requests, apt list --installed, brew info
+// wget). Anything else is a command that does what its program does. The
+// words are static words as written; a word the shell computes at run
+// time never equals one of these.
+func AsksOnly(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	args := argv[1:]
+	switch {
+	case len(args) == 1 && (helpFlag(args[0]) || versionFlag(args[0])):
+		return true
+	case len(args) == 2 && subcommandWord(args[0]) && helpFlag(args[1]):
+		return true
+	}
+	name := argv[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return listing(name, args[0])
+}
+
+// subcommandWord reports whether w reads as a subcommand: a lowercase
+// word of letters, digits, '-' and '_', starting with a letter.
+func subcommandWord(w string) bool {
+	if w == "" || len(w) > 40 || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // Verb is the card's plain verb for a capability.
