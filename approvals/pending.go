@@ -111,6 +111,9 @@ type Details struct {
 	// environment are those approved. Empty when the request is not one
 	// command.
 	Pin string `json:"pin,omitempty"`
+	// Remember says, for each command that uses code:exec or mail:send,
+	// what --remember would remember (or why it cannot).
+	Remember []RememberItem `json:"remember,omitempty"`
 }
 
 // NewPending is what a caller supplies to park a request.
@@ -144,6 +147,9 @@ type Pending struct {
 	// Territory is set when the request is approved: none, session or
 	// permanent.
 	Territory string `json:"territory,omitempty"`
+	// TerritoryUnder is the directory whose subtree the approval's
+	// fs:write grant covers (approve --under), when it has one.
+	TerritoryUnder string `json:"territory_under,omitempty"`
 	// Recurrence is how many requests of the same class from the same
 	// identity existed when this one was created.
 	Recurrence int `json:"recurrence"`
@@ -227,7 +233,7 @@ func (s *Store) newToken() (string, error) {
 func pendingColumns(statusExpr string) string {
 	return `token, channel, sender_id, capability_class, action_verb, target_summary,
 		created_at, expires_at, ` + statusExpr + `, decision_at, decision_by_channel,
-		decision_by_sender, request_key, request_extra, territory, recurrence, cancel_reason`
+		decision_by_sender, request_key, request_extra, territory, recurrence, cancel_reason, territory_under`
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -238,10 +244,10 @@ func scanPending(r scanner, extra ...any) (Pending, error) {
 		created, expires              string
 		status                        string
 		decAt, decChan, decSend, terr sql.NullString
-		reqExtra, cancel              sql.NullString
+		reqExtra, cancel, under       sql.NullString
 	)
 	dest := []any{&p.Token, &p.Channel, &p.Sender, &p.CapabilityClass, &p.ActionVerb, &p.TargetSummary,
-		&created, &expires, &status, &decAt, &decChan, &decSend, &p.RequestKey, &reqExtra, &terr, &p.Recurrence, &cancel}
+		&created, &expires, &status, &decAt, &decChan, &decSend, &p.RequestKey, &reqExtra, &terr, &p.Recurrence, &cancel, &under}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return Pending{}, err
 	}
@@ -262,7 +268,7 @@ func scanPending(r scanner, extra ...any) (Pending, error) {
 	if decChan.Valid || decSend.Valid {
 		p.DecisionBy = &Identity{Channel: decChan.String, Sender: decSend.String}
 	}
-	p.Territory = terr.String
+	p.Territory, p.TerritoryUnder = terr.String, under.String
 	if reqExtra.Valid && reqExtra.String != "" {
 		if err := json.Unmarshal([]byte(reqExtra.String), &p.Details); err != nil {
 			return Pending{}, fmt.Errorf("bad request_extra for %s: %w", p.Token, err)
@@ -432,6 +438,9 @@ type ResolveOptions struct {
 	// approval; recording the grant it implies is the caller's job
 	// (RecordGrant), since the target and expiry are the caller's to choose.
 	Territory string
+	// Under is the directory whose subtree the approval's fs:write grant
+	// covers, shown in the card's territory marker; empty for none.
+	Under string
 	// TicketTTL is how long the approval's ticket stays spendable: 0 means
 	// DefaultTicketTTL. A policy rule's scope_template ttl ends up here.
 	TicketTTL time.Duration
@@ -475,14 +484,17 @@ func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identi
 		ticketTTL = DefaultTicketTTL
 	}
 	return s.settle(ctx, "resolve", token, by, now, func(tx *sql.Tx, p *Pending, n string) error {
-		var terr any // territory is recorded on approval only
+		var terr, under any // territory is recorded on approval only
 		if d == Approve {
 			terr = territory
+			if o.Under != "" {
+				under = o.Under
+			}
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE pending SET status = ?, decision_at = ?,
-			decision_by_channel = ?, decision_by_sender = ?, territory = ?
+			decision_by_channel = ?, decision_by_sender = ?, territory = ?, territory_under = ?
 			WHERE token = ? AND status = 'pending' AND expires_at >= ?`,
-			string(status), n, by.Channel, by.Sender, terr, p.Token, n)
+			string(status), n, by.Channel, by.Sender, terr, under, p.Token, n)
 		if err != nil {
 			return err
 		}
@@ -498,7 +510,7 @@ func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identi
 			}
 		}
 		if d == Approve {
-			p.Territory = territory
+			p.Territory, p.TerritoryUnder = territory, o.Under
 		}
 		p.Status = status
 		return nil

@@ -21,8 +21,9 @@ import (
 // migrated when opened (see migrate).
 //
 // Version 2 added grants.max_uses, grants.uses, grants.revoke_reason and
-// the rate_buckets table; version 3 pending.cancel_reason.
-const SchemaVersion = 3
+// the rate_buckets table; version 3 pending.cancel_reason; version 4
+// pending.territory_under and the session_rules table.
+const SchemaVersion = 4
 
 // dsnSettings are applied by the driver to every connection it opens.
 // busy_timeout comes first so the others wait for a lock instead of failing.
@@ -61,7 +62,8 @@ CREATE TABLE IF NOT EXISTS pending (
 	request_extra       TEXT,
 	territory           TEXT CHECK (territory IN ('none', 'session', 'permanent')),
 	recurrence          INTEGER NOT NULL DEFAULT 0,
-	cancel_reason       TEXT
+	cancel_reason       TEXT,
+	territory_under     TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_pending_status ON pending(status);
 CREATE INDEX IF NOT EXISTS idx_pending_expires ON pending(expires_at);
@@ -98,6 +100,22 @@ CREATE TABLE IF NOT EXISTS grants (
 CREATE INDEX IF NOT EXISTS idx_grants_lookup ON grants(channel, sender_id, capability);
 CREATE INDEX IF NOT EXISTS idx_grants_active ON grants(revoked_at, expires_at);
 
+CREATE TABLE IF NOT EXISTS session_rules (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel     TEXT NOT NULL,
+	sender_id   TEXT NOT NULL,
+	argv_prefix TEXT NOT NULL,
+	exact       INTEGER NOT NULL DEFAULT 0,
+	pin         TEXT NOT NULL,
+	session     TEXT NOT NULL DEFAULT '',
+	granted_at  TEXT NOT NULL,
+	expires_at  TEXT NOT NULL,
+	granted_by  TEXT,
+	approval    TEXT,
+	revoked_at  TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_session_rules_lookup ON session_rules(channel, sender_id);
+
 CREATE TABLE IF NOT EXISTS rate_buckets (
 	key        TEXT PRIMARY KEY,
 	tokens     REAL NOT NULL,
@@ -120,6 +138,8 @@ func addedColumns() []addedColumn {
 		{"grants", "revoke_reason", "TEXT"},
 		// version 3
 		{"pending", "cancel_reason", "TEXT"},
+		// version 4
+		{"pending", "territory_under", "TEXT"},
 	}
 }
 
