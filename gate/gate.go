@@ -706,7 +706,7 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			if len(asking.Policy.Accesses) == 0 || asking.Policy.Accesses[0].Capability != accesses[0].Capability {
 				verb = ""
 			}
-			verb = approvals.HeadlineVerb(accesses[0].Capability, verb)
+			verb = approvals.HeadlineVerb(accesses[0].Capability, verb, headlineWords(dec.Commands, asking, accesses[0].Capability)...)
 		}
 	}
 	if rev == "" {
@@ -730,6 +730,25 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			Reversibility: rev, Rule: rule, Reason: dec.Reason, Accesses: accesses,
 		},
 	}
+}
+
+// headlineWords are the words of asking, the command whose verb heads the
+// card, for approvals.HeadlineVerb to tell pip --version from pip
+// install; none when another asking command holds capability c as well,
+// so that pip --version && pip install x still reads "install".
+func headlineWords(cmds []CommandDecision, asking *CommandDecision, c classify.Capability) []string {
+	for i := range cmds {
+		o := &cmds[i]
+		if o == asking || o.Outcome != policy.Ask || o.Policy == nil {
+			continue
+		}
+		for _, a := range o.Policy.Accesses {
+			if a.Capability == c {
+				return nil
+			}
+		}
+	}
+	return asking.Command.Strings()
 }
 
 // commandWith returns the first asking command with access a.
