@@ -3,6 +3,9 @@ package approvals
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -100,6 +104,8 @@ type Deliverer struct {
 	// process's, without the dynamic loader's variables (LD_*, DYLD_*).
 	// PATH is always SystemPath.
 	Env []string
+	// Now stamps a signed webhook's POST; nil means time.Now.
+	Now func() time.Time
 }
 
 // Deliver sends m to every channel at once and returns one Delivery per
@@ -145,7 +151,7 @@ func (dl Deliverer) deliverOne(ctx context.Context, c policy.Channel, body []byt
 	start := time.Now()
 	var err error
 	if c.Webhook != "" {
-		err = dl.post(ctx, c.Webhook, body)
+		err = dl.post(ctx, c.Webhook, c.SecretFile, body)
 	} else {
 		err = dl.run(ctx, c.Command, body)
 	}
@@ -159,14 +165,26 @@ func (dl Deliverer) deliverOne(ctx context.Context, c policy.Channel, body []byt
 	return d
 }
 
-// post sends body to target; a 2xx status is delivery.
-func (dl Deliverer) post(ctx context.Context, target string, body []byte) error {
+// post sends body to target, signed with the key in secretFile when it
+// is set; a 2xx status is delivery.
+func (dl Deliverer) post(ctx context.Context, target, secretFile string, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mnemos")
+	if secretFile != "" {
+		secret, err := ReadSecret(secretFile)
+		if err != nil {
+			return err
+		}
+		now := time.Now
+		if dl.Now != nil {
+			now = dl.Now
+		}
+		req.Header.Set(SignatureHeader, Sign(secret, now(), body))
+	}
 	client := dl.Client
 	if client == nil {
 		client = &http.Client{
@@ -277,4 +295,74 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+// SignatureHeader carries a webhook POST's signature.
+const SignatureHeader = "Mnemos-Signature"
+
+// Errors VerifySignature returns.
+var (
+	ErrBadSignature   = errors.New("webhook signature does not match the body")
+	ErrStaleSignature = errors.New("webhook signature is too old or from the future (a replay?)")
+)
+
+// Sign returns the Mnemos-Signature header of a webhook POST made at t:
+// "t=TIMESTAMP,v1=HEX", where TIMESTAMP is t in Unix seconds and HEX the
+// HMAC-SHA256, under secret, of TIMESTAMP, a dot and the body.
+func Sign(secret []byte, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	return "t=" + ts + ",v1=" + signature(secret, ts, body)
+}
+
+func signature(secret []byte, ts string, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(ts))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// VerifySignature is what a webhook's receiver does with a POST: it
+// splits the Mnemos-Signature header into its timestamp and v1 values,
+// recomputes HMAC-SHA256(secret, TIMESTAMP + "." + raw body), compares
+// it in constant time with v1 (ErrBadSignature for a tampered body or a
+// wrong secret), and refuses a timestamp more than tolerance away from
+// now (ErrStaleSignature: a replayed POST). A receiver that must not act
+// twice on one card also remembers the tokens it has seen.
+func VerifySignature(secret []byte, header string, body []byte, now time.Time, tolerance time.Duration) error {
+	var ts, v1 string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			v1 = v
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || v1 == "" {
+		return ErrBadSignature
+	}
+	if !hmac.Equal([]byte(v1), []byte(signature(secret, ts, body))) {
+		return ErrBadSignature
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
+		return ErrStaleSignature
+	}
+	return nil
+}
+
+// ReadSecret reads a signing key from a file (a final newline is not part
+// of it). The error never holds the file's content.
+func ReadSecret(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the webhook secret: %w", err)
+	}
+	b = bytes.TrimRight(b, "\r\n")
+	if len(b) == 0 {
+		return nil, fmt.Errorf("the webhook secret %s is empty", path)
+	}
+	return b, nil
 }

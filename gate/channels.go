@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/policy"
 )
 
 // deliver sends the card of a new pending request to the channels of the
@@ -18,7 +19,13 @@ import (
 // is reported in dec.Deliveries and changes nothing else: the request
 // stays an ask. Only a failure to write the audit log is an error.
 func (g *Gate) deliver(ctx context.Context, p approvals.Pending, dec *Decision) error {
-	chans := g.cfg.Policy.Channels
+	// A telegram channel's bot is mnemos serve's: it sends the card itself.
+	var chans []policy.Channel
+	for _, c := range g.cfg.Policy.Channels {
+		if c.Direct() {
+			chans = append(chans, c)
+		}
+	}
 	if len(chans) == 0 {
 		return nil
 	}

@@ -3,7 +3,9 @@ package policy
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,33 +27,67 @@ const (
 //	    command: [notify-send, mnemos]  # argv; the card as JSON on stdin
 //	  - name: phone
 //	    webhook: https://ntfy.example.com/mnemos   # POST the card as JSON
+//	    secret_file: /home/me/.config/mnemos/hook.secret  # sign each POST
 //	    timeout: 5s                     # default 5s, at most 60s
+//	  - name: pocket
+//	    telegram: {token_file: /home/me/.config/mnemos/bot.token, chat_id: 123456789}
 //
-// A channel has exactly one of command and webhook. A command's program is
-// a bare name, looked up in a fixed system PATH, or an absolute path; never
-// a relative path, which would resolve against the workspace. A webhook is
-// an http or https URL.
+// A channel has exactly one of command, webhook and telegram. A command's
+// program is a bare name, looked up in a fixed system PATH, or an absolute
+// path; never a relative path, which would resolve against the workspace.
+// A webhook is an http or https URL; with secret_file each POST carries a
+// Mnemos-Signature header (HMAC-SHA256 of TIMESTAMP.BODY under the file's
+// content). A telegram channel is a bot that mnemos serve runs: the bot
+// token comes from token_file or from the environment variable token_env,
+// never from the policy itself.
 //
 // Only the system and user layers may define channels: a project policy is
 // written by whoever controls the repository, and a channel of its own
 // would send the commands run there to an address of its choosing. Merge
 // ignores a project's channels and reports them as a warning.
 type Channel struct {
-	Name    string        `json:"name"`
-	Command []string      `json:"command,omitempty"`
-	Webhook string        `json:"webhook,omitempty"`
-	Timeout time.Duration `json:"timeout"`
-	Layer   Layer         `json:"layer,omitempty"`
-	Pos     Pos           `json:"pos"`
+	Name    string   `json:"name"`
+	Command []string `json:"command,omitempty"`
+	Webhook string   `json:"webhook,omitempty"`
+	// SecretFile holds the key a webhook's POSTs are signed with.
+	SecretFile string        `json:"secret_file,omitempty"`
+	Telegram   *Telegram     `json:"telegram,omitempty"`
+	Timeout    time.Duration `json:"timeout"`
+	Layer      Layer         `json:"layer,omitempty"`
+	Pos        Pos           `json:"pos"`
 }
 
-// Kind is "command" or "webhook".
+// Telegram is a channel's Telegram bot (seed 002, chapter 7).
+type Telegram struct {
+	// TokenFile or TokenEnv gives the bot token: a file (absolute path)
+	// or an environment variable of mnemos serve.
+	TokenFile string `json:"token_file,omitempty"`
+	TokenEnv  string `json:"token_env,omitempty"`
+	// ChatID is the chat the cards go to; updates from any other chat are
+	// ignored.
+	ChatID int64 `json:"chat_id"`
+	// APIURL is the Bot API's base URL (DefaultTelegramAPI when empty).
+	APIURL string `json:"api_url,omitempty"`
+}
+
+// DefaultTelegramAPI is the Bot API's base URL.
+const DefaultTelegramAPI = "https://api.telegram.org"
+
+// Kind is "command", "webhook" or "telegram".
 func (c Channel) Kind() string {
-	if c.Webhook != "" {
+	switch {
+	case c.Telegram != nil:
+		return "telegram"
+	case c.Webhook != "":
 		return "webhook"
 	}
 	return "command"
 }
+
+// Direct reports whether the process that parks a request delivers its
+// card to this channel (a command or a webhook); a telegram channel's bot
+// is mnemos serve's.
+func (c Channel) Direct() bool { return c.Telegram == nil }
 
 var channelName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
@@ -62,7 +98,7 @@ func (d *decoder) channels(n *yaml.Node) []Channel {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		d.errs = append(d.errs, d.errAt(n, "channels must be a list of {name, command or webhook, timeout}"))
+		d.errs = append(d.errs, d.errAt(n, "channels must be a list of {name, command, webhook or telegram, timeout}"))
 		return nil
 	}
 	var out []Channel
@@ -88,9 +124,10 @@ func (d *decoder) channels(n *yaml.Node) []Channel {
 func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 	c := Channel{Timeout: DefaultChannelTimeout, Pos: d.pos(n)}
 	if n.Kind != yaml.MappingNode {
-		return c, nil, d.errAt(n, "expected a channel (a mapping with name and command or webhook)")
+		return c, nil, d.errAt(n, "expected a channel (a mapping with name and command, webhook or telegram)")
 	}
-	var nameAt, cmdAt *yaml.Node
+	var nameAt, cmdAt, secretAt *yaml.Node
+	kinds := 0
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
@@ -109,6 +146,7 @@ func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 				return c, nil, err
 			}
 			c.Command, cmdAt = argv, k
+			kinds++
 		case "webhook":
 			s, err := d.strict(v)
 			if err != nil {
@@ -118,6 +156,26 @@ func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 				return c, nil, d.errAt(v, msg)
 			}
 			c.Webhook = s
+			kinds++
+			if cmdAt == nil {
+				cmdAt = k
+			}
+		case "secret_file":
+			s, err := d.strict(v)
+			if err != nil {
+				return c, nil, err
+			}
+			if !filepath.IsAbs(s) {
+				return c, nil, d.errAt(v, fmt.Sprintf("channel secret_file %q must be an absolute path", s))
+			}
+			c.SecretFile, secretAt = s, k
+		case "telegram":
+			tg, err := d.telegram(v)
+			if err != nil {
+				return c, nil, err
+			}
+			c.Telegram = tg
+			kinds++
 			if cmdAt == nil {
 				cmdAt = k
 			}
@@ -132,18 +190,82 @@ func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 			}
 			c.Timeout = dur
 		default:
-			return c, nil, d.errAt(k, fmt.Sprintf("unknown key %q in channel (want name, command, webhook or timeout)", k.Value))
+			return c, nil, d.errAt(k, fmt.Sprintf("unknown key %q in channel (want name, command, webhook, secret_file, telegram or timeout)", k.Value))
 		}
 	}
 	switch {
 	case nameAt == nil:
 		return c, nil, d.errAt(n, "channel without a name: give it name: (unique in the file)")
-	case c.Command == nil && c.Webhook == "":
-		return c, nil, d.errAt(n, fmt.Sprintf("channel %q needs command: (an argv list) or webhook: (a URL)", c.Name))
-	case c.Command != nil && c.Webhook != "":
-		return c, nil, d.errAt(cmdAt, fmt.Sprintf("channel %q has both command and webhook; give it one (write two channels for both)", c.Name))
+	case kinds == 0:
+		return c, nil, d.errAt(n, fmt.Sprintf("channel %q needs command: (an argv list), webhook: (a URL) or telegram: (a bot)", c.Name))
+	case kinds > 1:
+		return c, nil, d.errAt(cmdAt, fmt.Sprintf("channel %q has more than one of command, webhook and telegram; give it one (write a channel for each)", c.Name))
+	case secretAt != nil && c.Webhook == "":
+		return c, nil, d.errAt(secretAt, fmt.Sprintf("channel %q: secret_file signs a webhook's POSTs; this channel has no webhook", c.Name))
 	}
 	return c, nameAt, nil
+}
+
+// telegram reads a channel's telegram: mapping.
+func (d *decoder) telegram(n *yaml.Node) (*Telegram, *Error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, d.errAt(n, "telegram must be a mapping: {token_file: PATH or token_env: VAR, chat_id: N}")
+	}
+	tg := &Telegram{}
+	chat := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "token_file":
+			s, err := d.strict(v)
+			if err != nil {
+				return nil, err
+			}
+			if !filepath.IsAbs(s) {
+				return nil, d.errAt(v, fmt.Sprintf("telegram token_file %q must be an absolute path", s))
+			}
+			tg.TokenFile = s
+		case "token_env":
+			s, err := d.strict(v)
+			if err != nil {
+				return nil, err
+			}
+			if !envName().MatchString(s) {
+				return nil, d.errAt(v, fmt.Sprintf("telegram token_env %q is not an environment variable's name", s))
+			}
+			tg.TokenEnv = s
+		case "chat_id":
+			s, err := d.str(v)
+			if err != nil {
+				return nil, err
+			}
+			id, perr := strconv.ParseInt(s, 10, 64)
+			if perr != nil || id == 0 || !isDecimalInt(s) {
+				return nil, d.errAt(v, fmt.Sprintf("telegram chat_id %q must be a chat's number (negative for a group)", s))
+			}
+			tg.ChatID, chat = id, true
+		case "api_url":
+			s, err := d.strict(v)
+			if err != nil {
+				return nil, err
+			}
+			if why := httpURLProblem(s); why != "" {
+				return nil, d.errAt(v, fmt.Sprintf("telegram api_url %q %s", s, why))
+			}
+			tg.APIURL = strings.TrimSuffix(s, "/")
+		default:
+			return nil, d.errAt(k, fmt.Sprintf("unknown key %q in telegram (want token_file or token_env, chat_id, api_url)", k.Value))
+		}
+	}
+	switch {
+	case tg.TokenFile == "" && tg.TokenEnv == "":
+		return nil, d.errAt(n, "telegram needs the bot token from token_file: (a file) or token_env: (a variable); never write the token itself in a policy")
+	case tg.TokenFile != "" && tg.TokenEnv != "":
+		return nil, d.errAt(n, "telegram has both token_file and token_env; give it one")
+	case !chat:
+		return nil, d.errAt(n, "telegram needs chat_id: the chat the cards go to")
+	}
+	return tg, nil
 }
 
 // channelCommand reads a channel's argv: a non-empty list of strings whose
@@ -236,9 +358,25 @@ func channelsNode(cs []Channel) *yaml.Node {
 	list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	for _, c := range cs {
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{plain("name"), str(c.Name)}}
-		if c.Webhook != "" {
+		switch {
+		case c.Telegram != nil:
+			tg := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
+			if c.Telegram.TokenFile != "" {
+				tg.Content = append(tg.Content, plain("token_file"), str(c.Telegram.TokenFile))
+			} else {
+				tg.Content = append(tg.Content, plain("token_env"), str(c.Telegram.TokenEnv))
+			}
+			tg.Content = append(tg.Content, plain("chat_id"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(c.Telegram.ChatID, 10)})
+			if c.Telegram.APIURL != "" {
+				tg.Content = append(tg.Content, plain("api_url"), str(c.Telegram.APIURL))
+			}
+			n.Content = append(n.Content, plain("telegram"), tg)
+		case c.Webhook != "":
 			n.Content = append(n.Content, plain("webhook"), str(c.Webhook))
-		} else {
+			if c.SecretFile != "" {
+				n.Content = append(n.Content, plain("secret_file"), str(c.SecretFile))
+			}
+		default:
 			argv := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
 			for _, w := range c.Command {
 				argv.Content = append(argv.Content, str(w))

@@ -149,3 +149,52 @@ func TestDefaultChannelsExampleLoads(t *testing.T) {
 		t.Errorf("the default policy delivers cards: %+v", Default().Channels)
 	}
 }
+
+func TestChannelsTelegramAndSecret(t *testing.T) {
+	p := mustParse(t, `channels:
+  - name: pocket
+    telegram: {token_file: /home/me/bot.token, chat_id: 123456789, api_url: "http://127.0.0.1:8081/"}
+  - name: group
+    telegram: {token_env: MNEMOS_BOT_TOKEN, chat_id: -100200}
+  - name: hook
+    webhook: https://hooks.example.com/mnemos
+    secret_file: /home/me/hook.secret
+`)
+	tg := p.Channels[0].Telegram
+	if tg == nil || tg.TokenFile != "/home/me/bot.token" || tg.ChatID != 123456789 || tg.APIURL != "http://127.0.0.1:8081" {
+		t.Fatalf("telegram = %+v", tg)
+	}
+	if k := p.Channels[0].Kind(); k != "telegram" || p.Channels[0].Direct() {
+		t.Errorf("Kind = %q, Direct = %v", k, p.Channels[0].Direct())
+	}
+	if tg := p.Channels[1].Telegram; tg.TokenEnv != "MNEMOS_BOT_TOKEN" || tg.ChatID != -100200 {
+		t.Errorf("group = %+v", tg)
+	}
+	if c := p.Channels[2]; c.SecretFile != "/home/me/hook.secret" || !c.Direct() {
+		t.Errorf("hook = %+v", c)
+	}
+	q, err := Parse("formatted.yaml", Format(p))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, Format(p))
+	}
+	if *q.Channels[0].Telegram != *p.Channels[0].Telegram || *q.Channels[1].Telegram != *p.Channels[1].Telegram || q.Channels[2].SecretFile != p.Channels[2].SecretFile {
+		t.Fatalf("round trip changed the channels:\n%s", Format(p))
+	}
+	for _, bad := range []string{
+		"{name: x, telegram: {chat_id: 1}}",
+		"{name: x, telegram: {token: '123:abc', chat_id: 1}}",
+		"{name: x, telegram: {token_file: bot.token, chat_id: 1}}",
+		"{name: x, telegram: {token_file: /b, token_env: B, chat_id: 1}}",
+		"{name: x, telegram: {token_env: B}}",
+		"{name: x, telegram: {token_env: B, chat_id: abc}}",
+		"{name: x, telegram: {token_env: 'B C', chat_id: 1}}",
+		"{name: x, telegram: {token_env: B, chat_id: 1, api_url: 'ftp://x'}}",
+		"{name: x, telegram: {token_env: B, chat_id: 1}, webhook: 'https://x'}",
+		"{name: x, command: [true], secret_file: /s}",
+		"{name: x, webhook: 'https://x', secret_file: s}",
+	} {
+		if _, err := Parse("bad.yaml", []byte("channels:\n  - "+bad+"\n")); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
