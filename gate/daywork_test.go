@@ -65,7 +65,10 @@ type dayworkLine struct {
 
 func (l dayworkLine) String() string { return fmt.Sprintf("%s:%d", l.file, l.line) }
 
-var dayworkMarker = regexp.MustCompile(`^(.*?)\s{2,}# class: ([a-z]+)\s*$`)
+var (
+	dayworkMarker     = regexp.MustCompile(`^(.*?)\s{2,}# class: ([a-z]+)\s*$`)
+	dayworkSubcommand = regexp.MustCompile(`^[a-z][a-z0-9:_-]*$`)
+)
 
 // loadDayworkFile reads one corpus file (*.txt, or the scripted day).
 func loadDayworkFile(t *testing.T, file string) []dayworkLine {
@@ -411,7 +414,7 @@ func dayworkProgram(c shellparse.Command) string {
 				return name + " -c"
 			}
 		}
-		if subcommandTools[name] && regexp.MustCompile(`^[a-z][a-z0-9:_-]*$`).MatchString(op) {
+		if subcommandTools[name] && dayworkSubcommand.MatchString(op) {
 			return name + " " + op
 		}
 	}
