@@ -296,6 +296,9 @@ type dayworkResult struct {
 	notAllowed []dayworkMiss
 	// guardDenied are the ordinary lines the guard denies.
 	guardDenied []dayworkMiss
+	// markedAllowed are the lines marked as needing a person that run
+	// without asking.
+	markedAllowed []dayworkLine
 	// dump has one line per corpus line: where, class, outcome, group.
 	dump []string
 }
@@ -332,6 +335,9 @@ func measureDaywork(t *testing.T, lines []dayworkLine, level policy.Level) daywo
 			tl.ask++
 		default:
 			tl.deny++
+		}
+		if l.class != dayworkOrdinary && d.Outcome == policy.Allow {
+			res.markedAllowed = append(res.markedAllowed, l)
 		}
 		if l.class != dayworkOrdinary || d.Outcome == policy.Allow {
 			continue
@@ -464,6 +470,10 @@ func TestDayWork(t *testing.T) {
 			t.Logf("ordinary lines that do not run at %s:", r.level)
 			for _, m := range r.notAllowed {
 				t.Logf("  %s: %s: %q\n      %s", m.line, m.d.Outcome, m.line.cmd, describe(m.d))
+			}
+			t.Logf("lines marked as needing a person that run without asking at %s:", r.level)
+			for _, l := range r.markedAllowed {
+				t.Logf("  %s (%s): %q", l, l.class, l.cmd)
 			}
 		}
 	}
