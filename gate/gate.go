@@ -79,6 +79,8 @@ type Gate struct {
 	store *approvals.Store
 	// logWarned is set once a failure to write vaglio's log was reported.
 	logWarned atomic.Bool
+	// status is what the kernel's sandbox enforces, probed once.
+	status statusCache
 }
 
 // New returns a Gate. Config.Policy must be set.
@@ -391,7 +393,8 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	bound := &binding{cmds: script.Commands, place: place, env: facts}
 	in := policy.Input{Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
 		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
-		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound}
+		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound,
+		Sandbox: sandboxOf(req), Writable: writableTrees(ws)}
 	worst := -1
 	for i, cmd := range script.Commands {
 		cd := &dec.Commands[i]
@@ -462,6 +465,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		if worst < 0 || cd.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
 			worst = i
 		}
+	}
+	if err := g.recheckContained(ctx, &dec, details, in, grants, explain); err != nil {
+		return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
 	}
 	if scorer != nil {
 		g.judgeByModel(ctx, scorer, judge, req, &dec)

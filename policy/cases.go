@@ -25,6 +25,9 @@ import (
 //	    reason: check the tree                 # context.reason
 //	    context: {ticket: {id: 42}}            # other context.* fields, nested
 //	    scope: {max_amount: 500}               # scope.* fields, nested
+//	    sandbox: offline                       # how it runs: offline (default: under mnemos run's
+//	                                           # sandbox, no network), sandboxed (with network) or
+//	                                           # unsandboxed (a hook runs it itself)
 //	    grants:                                # active grants, for this channel and sender
 //	      - {capability: fs:write, target: "/home/user/project/**"}
 //	    want: allow                            # allow, ask or deny
@@ -44,7 +47,10 @@ type Case struct {
 	Context   map[string]any
 	Scope     map[string]any
 	Grants    []Grant
-	Want      Outcome
+	// Sandbox is how the command runs; a case that does not say runs as
+	// mnemos run runs it (SandboxedOffline).
+	Sandbox RunSandbox
+	Want    Outcome
 	// Rule, when set, is the expected first matching rule; "" expects none.
 	Rule *string
 	// DecidedBy, when set, is the expected deciding stage.
@@ -94,7 +100,7 @@ func ParseCases(name string, data []byte) ([]Case, error) {
 }
 
 func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
-	c := Case{Pos: Pos{File: d.file, Line: n.Line, Col: n.Column}}
+	c := Case{Pos: Pos{File: d.file, Line: n.Line, Col: n.Column}, Sandbox: SandboxedOffline}
 	if n.Kind != yaml.MappingNode {
 		return c, d.errAt(n, "expected a case (a mapping with command and want)")
 	}
@@ -160,6 +166,17 @@ func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
 			}
 		case "reason":
 			c.Reason = s
+		case "sandbox":
+			switch s {
+			case "offline":
+				c.Sandbox = SandboxedOffline
+			case SandboxSandboxed:
+				c.Sandbox = Sandboxed
+			case SandboxUnsandboxed:
+				c.Sandbox = Unsandboxed
+			default:
+				return c, d.errAt(v, fmt.Sprintf("unknown sandbox %q (want offline, sandboxed or unsandboxed)", s))
+			}
 		case "want":
 			o, perr := classify.ParseOutcome(s)
 			if perr != nil {
@@ -176,7 +193,7 @@ func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
 				return c, d.errAt(v, fmt.Sprintf("unknown stage %q (want rule, table, grant, defaults, floor or parse)", s))
 			}
 		default:
-			return c, d.errAt(k, fmt.Sprintf("unknown key %q in case (want name, command, level, channel, sender, session, cwd, home, workspace, reason, context, scope, grants, want, rule or decided_by)", k.Value))
+			return c, d.errAt(k, fmt.Sprintf("unknown key %q in case (want name, command, level, channel, sender, session, cwd, home, workspace, reason, sandbox, context, scope, grants, want, rule or decided_by)", k.Value))
 		}
 	}
 	if strings.TrimSpace(c.Command) == "" {
@@ -248,7 +265,8 @@ func (r CaseResult) Pass() bool { return len(r.Problems) == 0 }
 // judge) and its grants held in memory, at time now.
 func (p *Policy) RunCase(ctx context.Context, c Case, now time.Time) (CaseResult, error) {
 	req := Request{Script: c.Command, Cwd: c.Cwd, Home: c.Home, Workspace: c.Workspace,
-		Channel: c.Channel, Sender: c.Sender, Session: c.Session, Reason: c.Reason, Context: c.Context, Scope: c.Scope, Now: now}
+		Channel: c.Channel, Sender: c.Sender, Session: c.Session, Reason: c.Reason, Context: c.Context, Scope: c.Scope, Now: now,
+		Sandbox: c.Sandbox}
 	if req.Cwd == "" {
 		req.Cwd = ExampleCwd
 	}

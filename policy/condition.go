@@ -91,6 +91,7 @@ const (
 	fContext
 	fScope
 	fCost
+	fSandbox
 )
 
 // field is a parsed field path.
@@ -109,7 +110,7 @@ func (f field) numeric() bool {
 	return f.kind == fArgc || f.kind == fContext || f.kind == fScope || f.kind == fCost
 }
 
-const fieldList = "capability (or action), target (or resource), command, argv, argv.N, argc, args, cwd, workspace, level, channel, sender, session, verb, reversibility, cost, scope.KEY or context.KEY"
+const fieldList = "capability (or action), target (or resource), command, argv, argv.N, argc, args, cwd, workspace, level, channel, sender, session, verb, reversibility, cost, sandbox, scope.KEY or context.KEY"
 
 // maxFieldDepth bounds a dot path below scope or context.
 const maxFieldDepth = 32
@@ -129,6 +130,7 @@ func parseField(s string) (field, error) {
 		"cwd": fCwd, "workspace": fWorkspace, "level": fLevel,
 		"channel": fChannel, "sender": fSender, "session": fSession,
 		"verb": fVerb, "reversibility": fReversibility, "cost": fCost,
+		"sandbox": fSandbox,
 	}
 	switch head {
 	case "context", "scope":
@@ -339,6 +341,8 @@ func resolve(f field, in *Input, cl *classify.Classification, a *classify.Access
 			return fval{}
 		}
 		return anyVal(v)
+	case fSandbox:
+		return str(in.sandboxState(cl))
 	case fCost:
 		// An llm:online access's estimate from the costs: section;
 		// absent for other accesses and when no entry matches.

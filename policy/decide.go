@@ -36,6 +36,12 @@ type Input struct {
 	// approval compares with its own (Rule.Pin); nil matches no pinned
 	// rule.
 	Pins PinSource
+	// Sandbox says how the commands will run (the field sandbox); the zero
+	// value is Unsandboxed. Writable are the trees the sandbox lets them
+	// write (the workspace, the temp directories): a contained command
+	// writes nowhere else.
+	Sandbox  RunSandbox
+	Writable []string
 
 	// joined caches the argv and args fields, built on first use: every
 	// condition rule over them reads the same text.
@@ -119,6 +125,10 @@ type Result struct {
 	// Consulted are the grant lookups made, in order (none when the
 	// outcome was settled by rules and the table).
 	Consulted []GrantQuery `json:"grants_consulted,omitempty"`
+	// ReliesOnSandbox is set when the rule that matched reads the field
+	// sandbox (the default "contained work" rule does): the outcome holds
+	// only while the request runs as Input.Sandbox said.
+	ReliesOnSandbox bool `json:"relies_on_sandbox,omitempty"`
 }
 
 // Evaluate applies rules, the level × capability table and grants to one
@@ -179,6 +189,7 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl classify.C
 		rule, layer, filter = p.stackMatch(&in, &cl, &res, tr)
 		shell = p.upperShell
 	}
+	res.ReliesOnSandbox = rule != nil && rule.ReliesOnSandbox()
 	res.Outcome, res.DecidedBy, res.Reason = combine(&in, &cl, rule, layer, shell, res.Cell)
 	askRule := rule != nil
 	if filter.outcome != Allow {

@@ -34,6 +34,10 @@ type Request struct {
 	Context   map[string]any
 	Scope     map[string]any
 	Now       time.Time
+	// Sandbox says how the commands run (the field sandbox); Writable the
+	// trees the sandbox lets them write, by default the workspace and /tmp.
+	Sandbox  RunSandbox
+	Writable []string
 }
 
 // CommandResult is the policy's result for one command of a request.
@@ -75,18 +79,41 @@ func (p *Policy) EvaluateRequest(ctx context.Context, req Request, grants GrantC
 	}
 	pl := classify.PlaceOf(script, req.Cwd, req.Home)
 	pl.Workspace = ws
-	worst := -1
+	writable := req.Writable
+	if writable == nil {
+		writable = []string{ws, "/tmp"}
+	}
+	in := Input{Place: pl, Workspace: ws, Level: req.Level, Channel: req.Channel,
+		Sender: req.Sender, Session: req.Session, Now: req.Now, Cwd: req.Cwd, Reason: req.Reason,
+		Context: req.Context, Scope: req.Scope, Sandbox: req.Sandbox, Writable: writable}
 	for _, c := range script.Commands {
-		in := Input{Command: c, Place: pl, Workspace: ws, Level: req.Level, Channel: req.Channel,
-			Sender: req.Sender, Session: req.Session, Now: req.Now, Cwd: req.Cwd, Reason: req.Reason,
-			Context: req.Context, Scope: req.Scope}
+		in.Command = c
 		r, err := p.Evaluate(ctx, in, grants)
 		if err != nil {
 			return RequestResult{Outcome: Deny, DecidedBy: ByGrant, Reason: r.Reason}, err
 		}
 		res.Commands = append(res.Commands, CommandResult{Command: c, Result: r})
-		if worst < 0 || r.Outcome.Restrictiveness() > res.Commands[worst].Result.Outcome.Restrictiveness() {
-			worst = len(res.Commands) - 1
+	}
+	// A command allowed because it was contained is not, when the run's
+	// sandbox reaches the network for another command (as the gate does).
+	if in.Sandbox == SandboxedOffline && reliesOnSandbox(res.Commands) && p.SandboxFor(commandResults(res.Commands)).HasNetwork() {
+		in.Sandbox = Sandboxed
+		for i := range res.Commands {
+			if !res.Commands[i].Result.ReliesOnSandbox {
+				continue
+			}
+			in.Command = res.Commands[i].Command
+			r, err := p.Evaluate(ctx, in, grants)
+			if err != nil {
+				return RequestResult{Outcome: Deny, DecidedBy: ByGrant, Reason: r.Reason}, err
+			}
+			res.Commands[i].Result = r
+		}
+	}
+	worst := -1
+	for i, c := range res.Commands {
+		if worst < 0 || c.Result.Outcome.Restrictiveness() > res.Commands[worst].Result.Outcome.Restrictiveness() {
+			worst = i
 		}
 	}
 	w := res.Commands[worst].Result
@@ -188,4 +215,21 @@ func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+func reliesOnSandbox(cs []CommandResult) bool {
+	for _, c := range cs {
+		if c.Result.ReliesOnSandbox {
+			return true
+		}
+	}
+	return false
+}
+
+func commandResults(cs []CommandResult) []Result {
+	out := make([]Result, len(cs))
+	for i, c := range cs {
+		out[i] = c.Result
+	}
+	return out
 }

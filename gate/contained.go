@@ -1,0 +1,109 @@
+package gate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
+)
+
+// statusCache holds the kernel's answer to sandbox.Probe, asked at most
+// once a gate: what the sandbox can enforce does not change while mnemos
+// runs.
+type statusCache struct {
+	once sync.Once
+	st   sandbox.Status
+}
+
+// sandboxStatus is Config.Probe's answer, asked once.
+func (g *Gate) sandboxStatus() sandbox.Status {
+	g.status.once.Do(func() { g.status.st = g.cfg.Probe() })
+	return g.status.st
+}
+
+// keepsPromises reports whether the sandbox mnemos run would start keeps every
+// promise on this machine: a contained command is then held by it, and
+// not only by the decision.
+func keepsPromises(st sandbox.Status) bool { return st.Enforced && len(st.Missing()) == 0 }
+
+// sandboxOf is how the request's commands will run, as far as is known
+// before deciding: outside the sandbox when the request says so (a hook
+// runs the command itself); otherwise under it and, until a command
+// turns out to need the network, offline. Whether the kernel keeps the
+// sandbox's promises is asked only when a rule relies on it
+// (recheckContained).
+func sandboxOf(req Request) policy.RunSandbox {
+	if req.Unsandboxed {
+		return policy.Unsandboxed
+	}
+	return policy.SandboxedOffline
+}
+
+// writableTrees are the trees the sandbox lets every command write: the
+// workspace and the temp directories (the writable caches are the
+// sandbox's own business: a command that names one is not contained).
+func writableTrees(ws string) []string {
+	out := []string{ws, "/tmp"}
+	if t := filepath.Clean(os.TempDir()); t != "/tmp" {
+		out = append(out, t)
+	}
+	return out
+}
+
+// recheckContained decides again the commands a rule settled because they
+// were contained (the field sandbox), when that turns out not to hold for
+// the request as a whole: the kernel cannot keep the sandbox's promises,
+// or the run's sandbox reaches the network (another command needs it, or
+// the policy's sandbox section turns it on). in is the input the commands
+// were decided with.
+func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []commandDetail, in policy.Input, grants policy.GrantChecker, explain bool) error {
+	relies := false
+	for i := range dec.Commands {
+		if p := dec.Commands[i].Policy; p != nil && p.ReliesOnSandbox {
+			relies = true
+			break
+		}
+	}
+	if !relies || in.Sandbox == policy.Unsandboxed {
+		return nil
+	}
+	switch {
+	case !keepsPromises(g.sandboxStatus()):
+		in.Sandbox = policy.Unsandboxed
+	case g.requestSandbox(*dec).cfg.HasNetwork():
+		in.Sandbox = policy.Sandboxed
+	default:
+		return nil
+	}
+	for i := range dec.Commands {
+		cd := &dec.Commands[i]
+		if cd.Policy == nil || !cd.Policy.ReliesOnSandbox {
+			continue
+		}
+		in.Command = cd.Command
+		res, err := evaluate(ctx, g.cfg.Policy, in, nil, grants, cd, explain)
+		if err != nil {
+			return err
+		}
+		if g.cfg.Extra != nil {
+			extra, err := evaluate(ctx, g.cfg.Extra, in, nil, grants, cd, explain)
+			if err != nil {
+				return err
+			}
+			if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
+				extra.Reason += " (" + g.cfg.Extra.Source + ")"
+				res = extra
+			}
+		}
+		if res.Outcome.Restrictiveness() <= cd.Outcome.Restrictiveness() {
+			continue
+		}
+		details[i].result = res
+		cd.Policy = &details[i].result
+		cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
+	}
+	return nil
+}
