@@ -242,11 +242,12 @@ func TestSecurityRememberedRuleIsPinned(t *testing.T) {
 func TestRememberNeedsAPin(t *testing.T) {
 	p := approvals.Pending{Channel: "cli", Sender: "dev", Details: approvals.Details{Argv: []string{"make", "test"},
 		Accesses: []approvals.Access{{Capability: classify.CodeExec, Target: "make test"}}}}
-	if _, err := planConcession(p, approvals.TerritoryPermanent, 0, time.Now()); err == nil {
+	g := &Gate{}
+	if _, err := g.planConcession(p, approvals.TerritoryPermanent, ApproveOptions{}, time.Now()); err == nil {
 		t.Error("a request without a pin was remembered")
 	}
 	p.Details.Pin = "sha256:" + strings.Repeat("0", 64)
-	if c, err := planConcession(p, approvals.TerritoryPermanent, 0, time.Now()); err != nil || c.pin != p.Details.Pin {
+	if c, err := g.planConcession(p, approvals.TerritoryPermanent, ApproveOptions{}, time.Now()); err != nil || len(c.rules) != 1 || c.rules[0].pin != p.Details.Pin {
 		t.Errorf("with a pin: %+v, %v", c, err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,24 +16,48 @@ import (
 // ApproveOptions qualify an approval.
 type ApproveOptions struct {
 	// Remember is "", "session" or "permanent": a territory concession that
-	// also records grants (or, for code:exec and mail:send, an allow rule).
+	// also records grants (or, for code:exec and mail:send, allow rules:
+	// in the policy file when permanent, in the state database for the
+	// session otherwise).
 	Remember string
 	// For limits the concession to a duration (implies a grant).
 	For time.Duration
+	// Prefixes are prefixes a person chose (approve --prefix) in place of
+	// the proposed ones, each for the commands of the request it begins.
+	Prefixes [][]string
+	// Under widens the request's fs:write grant to a directory's whole
+	// subtree (approve --under): relative to the request's directory,
+	// holding every path the request writes.
+	Under string
 }
 
 // Approved is what approving did.
 type Approved struct {
 	Pending approvals.Pending `json:"approval"`
 	Grants  []policy.Grant    `json:"grants,omitempty"`
-	// Rule is the allow rule appended to the policy file, if any.
+	// Rule is the first of Rules, for readers of one rule.
 	Rule *AddedRule `json:"rule,omitempty"`
+	// Rules are the allow rules appended to the policy file.
+	Rules []AddedRule `json:"rules,omitempty"`
+	// SessionRules are the allow rules recorded for the session.
+	SessionRules []approvals.SessionRule `json:"session_rules,omitempty"`
+	// NotRemembered names the commands of the request left to ask, and
+	// why; the approval itself still lets the request run once.
+	NotRemembered []NotRemembered `json:"not_remembered,omitempty"`
+}
+
+// NotRemembered is a command a --remember left to ask.
+type NotRemembered struct {
+	Argv []string `json:"argv"`
+	Why  string   `json:"why"`
 }
 
 // AddedRule is an argv_prefix allow rule written on approval.
 type AddedRule struct {
 	Name       string   `json:"name"`
 	ArgvPrefix []string `json:"argv_prefix"`
+	// Exact: the rule covers the prefix's words and no more.
+	Exact bool `json:"exact,omitempty"`
 	// Pin binds the rule to the program, script and environment the
 	// approved command ran with (policy.Rule.Pin).
 	Pin  string `json:"pin,omitempty"`
@@ -70,6 +94,9 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 	if o.For > 0 && territory == approvals.TerritoryNone {
 		territory = approvals.TerritoryPermanent
 	}
+	if territory == approvals.TerritoryNone && (len(o.Prefixes) > 0 || o.Under != "") {
+		return Approved{}, errors.New("--prefix and --under say what to remember: give --remember session or permanent too")
+	}
 	// Plan the concession before resolving, so a refusal changes nothing.
 	// An extension's request always records its grant (extensions.go).
 	var plan concession
@@ -77,6 +104,9 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 	ext, isExt := ExtensionOf(pend)
 	switch {
 	case getErr == nil && isExt:
+		if len(o.Prefixes) > 0 || o.Under != "" {
+			return Approved{}, errors.New("--prefix and --under are for commands, not extensions")
+		}
 		if plan, err = planExtension(pend, ext, territory, o.For, now); err != nil {
 			return Approved{}, err
 		}
@@ -85,21 +115,23 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		if getErr != nil {
 			return Approved{}, getErr
 		}
-		if plan, err = planConcession(pend, territory, o.For, now); err != nil {
+		if plan, err = g.planConcession(pend, territory, o, now); err != nil {
 			return Approved{}, err
 		}
 	}
-	// A concession lets the rerun through by itself: no spare ticket.
-	noTicket := len(plan.grants) > 0 || plan.prefix != nil
+	// A concession lets the rerun through by itself: no spare ticket,
+	// unless some command of the request is left to ask.
+	noTicket := (len(plan.grants) > 0 || len(plan.rules) > 0) && len(plan.skipped) == 0
 	scope := g.scopeOf(ctx, st, token)
-	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory, NoTicket: noTicket, TicketTTL: scope.TTL})
+	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory,
+		Under: plan.under, NoTicket: noTicket, TicketTTL: scope.TTL})
 	if err != nil {
 		if errors.Is(err, approvals.ErrExpired) {
 			_ = g.cfg.Audit.Append(ctx, "approval.expired", slog.String("id", token))
 		}
 		return Approved{}, err
 	}
-	out := Approved{Pending: p}
+	out := Approved{Pending: p, NotRemembered: plan.skipped}
 	if err := g.cfg.Audit.Append(ctx, "approval.approved",
 		slog.String("id", p.Token), slog.String("channel", by.Channel), slog.String("sender", by.Sender),
 		slog.String("territory", territory), slog.Any("argv", p.Details.Argv)); err != nil {
@@ -129,35 +161,76 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 			}
 		}
 	}
-	if plan.prefix != nil {
-		r, err := AppendAllowRule(g.cfg.Paths.PolicyFile, plan.prefix, plan.pin, p.Token, now)
-		if err != nil {
-			return out, err
-		}
-		out.Rule = &r
+	if len(plan.rules) == 0 {
+		return out, nil
+	}
+	if plan.sessionRules {
+		return out, g.recordSessionRules(ctx, st, &out, plan, by, now)
+	}
+	rs, err := AppendAllowRules(g.cfg.Paths.PolicyFile, plan.rules, p.Token, now)
+	if err != nil {
+		return out, err
+	}
+	out.Rules = rs
+	out.Rule = &out.Rules[0]
+	for _, r := range rs {
 		if err := g.cfg.Audit.Append(ctx, "policy.rule_added",
-			slog.String("name", r.Name), slog.Any("argv_prefix", r.ArgvPrefix), slog.String("file", r.File),
-			slog.String("approval", p.Token)); err != nil {
+			slog.String("name", r.Name), slog.Any("argv_prefix", r.ArgvPrefix), slog.Bool("exact", r.Exact),
+			slog.String("file", r.File), slog.String("approval", p.Token)); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
 }
 
+// recordSessionRules records a plan's rules in the state database, each
+// limited to the plan's session and expiry, and audits each.
+func (g *Gate) recordSessionRules(ctx context.Context, st *approvals.Store, out *Approved, plan concession, by approvals.Identity, now time.Time) error {
+	for _, r := range plan.rules {
+		sr, err := st.RecordSessionRule(ctx, approvals.SessionRule{Channel: out.Pending.Channel, Sender: out.Pending.Sender,
+			ArgvPrefix: r.prefix, Exact: r.exact, Pin: r.pin, Session: plan.session, ExpiresAt: *plan.expires,
+			GrantedBy: by.Channel + ":" + by.Sender, Approval: out.Pending.Token}, now)
+		if err != nil {
+			return err
+		}
+		out.SessionRules = append(out.SessionRules, sr)
+		if err := g.cfg.Audit.Append(ctx, "session_rule.recorded",
+			slog.String("id", sr.Label()), slog.Any("argv_prefix", sr.ArgvPrefix), slog.Bool("exact", sr.Exact),
+			slog.String("channel", sr.Channel), slog.String("sender", sr.Sender), slog.String("session", sr.Session),
+			slog.Time("expires_at", sr.ExpiresAt), slog.String("approval", sr.Approval)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 type concession struct {
 	grants  []policy.GrantKey
 	expires *time.Time
 	session string
-	prefix  []string
-	pin     string
+	// rules are the allow rules to remember; sessionRules says they go to
+	// the state database for the session, not to the policy file.
+	rules        []plannedRule
+	sessionRules bool
+	// skipped are the commands left to ask.
+	skipped []NotRemembered
+	// under is the directory whose subtree the fs:write grant covers.
+	under string
+}
+
+// plannedRule is one allow rule a concession remembers.
+type plannedRule struct {
+	prefix []string
+	exact  bool
+	pin    string
 }
 
 // planConcession works out the grants (and, for capabilities that never
-// take a standing grant, the allow rule) a territory concession records.
-func planConcession(p approvals.Pending, territory string, dur time.Duration, now time.Time) (concession, error) {
+// take a standing grant, the allow rules) a territory concession records.
+func (g *Gate) planConcession(p approvals.Pending, territory string, o ApproveOptions, now time.Time) (concession, error) {
 	var c concession
-	if dur > 0 {
-		t := now.Add(dur)
+	if o.For > 0 {
+		t := now.Add(o.For)
 		c.expires = &t
 	}
 	if territory == approvals.TerritorySession {
@@ -182,61 +255,101 @@ func planConcession(p approvals.Pending, territory string, dur time.Duration, no
 		}
 		c.grants = append(c.grants, policy.GrantKey{Channel: p.Channel, Sender: p.Sender, Capability: a.Capability, Target: a.Target})
 	}
-	if always {
-		if territory == approvals.TerritorySession || dur > 0 {
-			return c, errors.New("code:exec and mail:send never take a standing grant, and an allow rule cannot be limited to a session or a duration; use --remember permanent, or approve without it")
-		}
-		prefix, err := SafePrefix(p.Details.Argv)
-		if err != nil {
+	if o.Under != "" {
+		if err := g.planUnder(p, &c, o.Under); err != nil {
 			return c, err
 		}
-		if p.Details.Pin == "" {
-			// What the command ran besides its words was not recorded:
-			// a rule could not tell a changed script from the approved one.
-			return c, errors.New("cannot remember this request: what it runs besides its words (its program, script and environment) was not recorded when it asked; approve without --remember")
-		}
-		c.prefix, c.pin = prefix, p.Details.Pin
 	}
-	if len(c.grants) == 0 && c.prefix == nil {
-		return c, errors.New("nothing to remember for this request")
+	if always {
+		if err := planRules(p, territory, o, &c, now); err != nil {
+			return c, err
+		}
+	} else if len(o.Prefixes) > 0 {
+		return c, errors.New("--prefix is for commands that run code or send mail; this request asks for neither")
+	}
+	if len(c.grants) == 0 && len(c.rules) == 0 {
+		return c, errNothingToRemember
 	}
 	return c, nil
 }
 
-// broadPrograms are programs whose prefix would allow arbitrary code.
-func broadProgram(name string) bool {
-	switch name {
-	case "bash", "sh", "dash", "zsh", "ksh", "fish", "ash", "csh", "tcsh", "busybox",
-		"python", "python2", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby",
-		"php", "lua", "luajit", "tclsh", "wish", "Rscript", "julia", "osascript", "pwsh",
-		"env", "sudo", "doas", "su", "runuser", "pkexec", "xargs", "eval", "exec", "command",
-		"builtin", "nohup", "nice", "ionice", "timeout", "time", "stdbuf", "setsid", "watch",
-		"flock", "parallel", "script", "chroot", "unshare", "nsenter", "ssh", "find",
-		"npx", "pnpx", "uvx", "pipx", "mnemos", "awk", "gawk", "mawk", "sed":
-		return true
+// planRules adds to c the allow rules remembered for a request's commands
+// that use code:exec or mail:send: permanent ones go to the policy file,
+// session ones (limited to the request's session, and always ending) to
+// the state database.
+func planRules(p approvals.Pending, territory string, o ApproveOptions, c *concession, now time.Time) error {
+	if territory == approvals.TerritorySession {
+		c.sessionRules = true
+		// A session rule always ends, within MaxSessionRuleLife.
+		end := now.Add(approvals.MaxSessionRuleLife)
+		if c.expires == nil || c.expires.After(end) {
+			if o.For > approvals.MaxSessionRuleLife {
+				return fmt.Errorf("a session rule for code:exec or mail:send lasts at most %v; give a shorter --for", approvals.MaxSessionRuleLife)
+			}
+			c.expires = &end
+		}
+	} else if o.For > 0 {
+		return errors.New("an allow rule for code:exec or mail:send is permanent or lasts a session: use --remember session (at most 12h, --for shortens it) or --remember permanent, or approve without them")
 	}
-	return strings.HasPrefix(name, "python") || strings.HasPrefix(name, "ruby") || strings.HasPrefix(name, "perl")
-}
-
-// SafePrefix returns the argv_prefix for a "don't ask again" rule, or an
-// error when the prefix would be too broad to be safe.
-func SafePrefix(argv []string) ([]string, error) {
-	if len(argv) == 0 {
-		return nil, errors.New("empty command")
-	}
-	name := path.Base(argv[0])
-	if broadProgram(name) {
-		return nil, fmt.Errorf("refusing to remember %q: a rule for it would allow running arbitrary code; approve once instead, or write a narrower rule in the policy", name)
-	}
-	if len(argv) == 1 {
-		return nil, fmt.Errorf("refusing to remember a bare %q: the rule would allow every use of it; approve once instead, or write a narrower rule in the policy", name)
-	}
-	for _, w := range argv {
-		if w == "" || strings.ContainsAny(w, "$`*?[\n") {
-			return nil, fmt.Errorf("refusing to remember a command with the dynamic or unusual word %q", w)
+	items := p.Details.Remember
+	if len(items) == 0 {
+		// A request parked before proposals were recorded: its words, as
+		// one command, if it was one.
+		if p.Details.Pin == "" {
+			return errors.New("cannot remember this request: what it runs besides its words (its program, script and environment) was not recorded when it asked; approve without --remember")
+		}
+		items = []approvals.RememberItem{{Argv: p.Details.Argv, Static: len(p.Details.Argv), Pin: p.Details.Pin}}
+		if pre, exact, err := proposePrefix(p.Details.Argv, len(p.Details.Argv)); err != nil {
+			items[0].Why = err.Error()
+		} else {
+			items[0].Prefix, items[0].Exact = pre, exact
 		}
 	}
-	return append([]string(nil), argv...), nil
+	used := make([]bool, len(o.Prefixes))
+	for _, it := range items {
+		pre, exact, why := it.Prefix, it.Exact, it.Why
+		for k, words := range o.Prefixes {
+			if !isPrefixOf(words, it.Argv) {
+				continue
+			}
+			used[k] = true
+			if it.Pin == "" {
+				break // left to ask for its own reason
+			}
+			cp, ce, err := choosePrefix(it, words)
+			if err != nil {
+				return fmt.Errorf("--prefix %q: %w", strings.Join(words, " "), err)
+			}
+			pre, exact, why = cp, ce, ""
+			break
+		}
+		if why != "" || it.Pin == "" {
+			if why == "" {
+				why = "what it runs besides its words was not recorded"
+			}
+			c.skipped = append(c.skipped, NotRemembered{Argv: it.Argv, Why: why})
+			continue
+		}
+		r := plannedRule{prefix: pre, exact: exact, pin: it.Pin}
+		if !slices.ContainsFunc(c.rules, func(q plannedRule) bool {
+			return slices.Equal(q.prefix, r.prefix) && q.exact == r.exact && q.pin == r.pin
+		}) {
+			c.rules = append(c.rules, r)
+		}
+	}
+	for k, u := range used {
+		if !u {
+			return fmt.Errorf("--prefix %q begins no command of this request that runs code or sends mail", strings.Join(o.Prefixes[k], " "))
+		}
+	}
+	if len(c.rules) == 0 {
+		var whys []string
+		for _, s := range c.skipped {
+			whys = append(whys, strings.Join(s.Argv, " ")+": "+s.Why)
+		}
+		return fmt.Errorf("%w: %s; approve without --remember", errNothingToRemember, strings.Join(whys, "; "))
+	}
+	return nil
 }
 
 // Deny rejects a pending request.

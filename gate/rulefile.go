@@ -18,19 +18,40 @@ import (
 // The new file is validated, then replaces the old one atomically; on any
 // error the old file is untouched.
 func AppendAllowRule(file string, prefix []string, pin, approval string, now time.Time) (AddedRule, error) {
-	src, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return AddedRule{}, fmt.Errorf("read policy: %w", err)
-	}
-	name := fmt.Sprintf("allow %s (approval %s, %s)", strings.Join(prefix, " "), approval, now.UTC().Format("2006-01-02"))
-	out, err := policy.AddPinnedAllowRule(file, src, name, prefix, pin)
+	rs, err := AppendAllowRules(file, []plannedRule{{prefix: prefix, pin: pin}}, approval, now)
 	if err != nil {
 		return AddedRule{}, err
 	}
-	if err := WriteFileAtomic(file, out, 0o600); err != nil {
-		return AddedRule{}, err
+	return rs[0], nil
+}
+
+// AppendAllowRules is AppendAllowRule for the rules one approval
+// remembers, written in one edit.
+func AppendAllowRules(file string, rules []plannedRule, approval string, now time.Time) ([]AddedRule, error) {
+	src, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read policy: %w", err)
 	}
-	return AddedRule{Name: name, ArgvPrefix: prefix, Pin: pin, File: file}, nil
+	day := now.UTC().Format("2006-01-02")
+	rs := make([]policy.RememberedRule, len(rules))
+	out := make([]AddedRule, len(rules))
+	for i, r := range rules {
+		words := strings.Join(r.prefix, " ")
+		if r.exact {
+			words += " (exactly)"
+		}
+		name := fmt.Sprintf("allow %s (approval %s, %s)", words, approval, day)
+		rs[i] = policy.RememberedRule{Name: name, ArgvPrefix: r.prefix, Pin: r.pin, Exact: r.exact}
+		out[i] = AddedRule{Name: name, ArgvPrefix: r.prefix, Exact: r.exact, Pin: r.pin, File: file}
+	}
+	data, err := policy.AddRememberedRules(file, src, rs)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(file, data, 0o600); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // WriteFileAtomic writes data to a temporary file beside file and renames

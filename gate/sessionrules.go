@@ -1,0 +1,115 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/classify"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// sessionRules consults, for one request, the rules a person remembered
+// for its session (approvals.SessionRule): read from the state database
+// the first time a command would ask for code:exec or mail:send, and
+// turned into a policy of allow rules that the command is evaluated
+// against, as if they stood last in the policy file. They apply only to
+// what the table (or defaults.shell) would ask about: never over a rule
+// of the policy that matched, nor over the table's denied, a floor or
+// the guard, and --policy (Config.Extra) still makes the decision
+// stricter.
+type sessionRules struct {
+	g                        *Gate
+	channel, sender, session string
+	now                      time.Time
+
+	loaded bool
+	pol    *policy.Policy
+}
+
+// apply returns the result of the session rules for a command whose
+// policy result is res, and whether one of them allows it.
+func (s *sessionRules) apply(ctx context.Context, in policy.Input, cl *classify.Classification, res policy.Result, cd *CommandDecision, explain bool) (policy.Result, bool, error) {
+	if res.Outcome != policy.Ask || res.Rule != nil || (res.DecidedBy != policy.ByTable && res.DecidedBy != policy.ByDefaults) ||
+		!usesAlways(res.Accesses) {
+		return res, false, nil
+	}
+	pol, err := s.policy(ctx)
+	if err != nil || pol == nil {
+		return res, false, err
+	}
+	alt, err := evaluate(ctx, pol, in, cl, nil, cd, explain)
+	if err != nil {
+		return res, false, err
+	}
+	if alt.Outcome != policy.Allow || alt.Rule == nil {
+		return res, false, nil
+	}
+	alt.Reason = "session " + alt.Reason
+	return alt, true, nil
+}
+
+// policy loads the identity's active session rules once; nil when there
+// are none. A state database not created yet holds none: it is not
+// created for the asking.
+func (s *sessionRules) policy(ctx context.Context) (*policy.Policy, error) {
+	if s.loaded {
+		return s.pol, nil
+	}
+	s.loaded = true
+	if s.g.store == nil {
+		if _, err := os.Stat(s.g.cfg.Paths.DBFile); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	st, err := s.g.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := st.ActiveSessionRules(ctx, s.channel, s.sender, s.session, s.now)
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	s.pol, err = sessionPolicy(rs)
+	return s.pol, err
+}
+
+// sessionPolicy is a policy holding an allow rule for each session rule,
+// in order, named after it.
+func sessionPolicy(rs []approvals.SessionRule) (*policy.Policy, error) {
+	rules := make([]policy.RememberedRule, len(rs))
+	for i, r := range rs {
+		words := strings.Join(r.ArgvPrefix, " ")
+		if r.Exact {
+			words += " (exactly)"
+		}
+		rules[i] = policy.RememberedRule{Name: fmt.Sprintf("%s: allow %s (approval %s, until %s)", r.Label(), words, r.Approval,
+			r.ExpiresAt.Local().Format("15:04")), ArgvPrefix: r.ArgvPrefix, Pin: r.Pin, Exact: r.Exact}
+	}
+	const name = "session rules"
+	src, err := policy.AddRememberedRules(name, []byte("rules:\n"), rules)
+	if err != nil {
+		return nil, err
+	}
+	return policy.Parse(name, src)
+}
+
+// RevokeSessionRule ends a session rule and records session_rule.revoked.
+func (g *Gate) RevokeSessionRule(ctx context.Context, id int64, by approvals.Identity) (approvals.SessionRule, bool, error) {
+	st, err := g.Store(ctx)
+	if err != nil {
+		return approvals.SessionRule{}, false, err
+	}
+	sr, ok, err := st.RevokeSessionRule(ctx, id, g.cfg.Now())
+	if err != nil || !ok {
+		return sr, ok, err
+	}
+	return sr, true, g.cfg.Audit.Append(ctx, "session_rule.revoked",
+		slog.String("id", sr.Label()), slog.Any("argv_prefix", sr.ArgvPrefix), slog.String("by", by.Channel+":"+by.Sender))
+}
