@@ -35,6 +35,9 @@ type Card struct {
 	CapabilityClass string // e.g. "fs:write:/home/u/proj/**"
 	Reversibility   string // reversible (default), irreversible or partial
 	Territory       string // none (default), session or permanent
+	// Under is the directory whose subtree the concession's fs:write
+	// grant covers, shown in the territory marker.
+	Under string
 	Recurrence      int    // earlier requests of the same class
 	// More counts the request's other accesses, shown as "and N more"
 	// after the class; `mnemos approvals show` lists them all.
@@ -77,16 +80,21 @@ func Form(recurrence int) string {
 	return "full"
 }
 
-// territoryMarker is appended at the tail of the meta classification.
-func territoryMarker(t string) string {
+// territoryMarker is appended at the tail of the meta classification:
+// the concession, and the subtree its fs:write grant covers.
+func territoryMarker(t, under string) string {
+	in := ""
+	if under != "" {
+		in = ", under " + Printable(under) + "/"
+	}
 	switch t {
 	case "", TerritoryNone:
 		return ""
 	case TerritorySession, TerritoryPermanent:
-		return " [territory: " + t + "]"
+		return " [territory: " + t + in + "]"
 	}
 	// An unknown concession is shown, never hidden.
-	return " [territory: " + Printable(t) + "]"
+	return " [territory: " + Printable(t) + in + "]"
 }
 
 func abbreviate(reversibility string) string {
@@ -134,7 +142,7 @@ func RenderCard(c Card) []string {
 	if rev == "" {
 		rev = Reversible
 	}
-	marker := territoryMarker(c.Territory)
+	marker := territoryMarker(c.Territory, c.Under)
 	question := "May I " + verb + "?"
 	if e := Printable(c.Estimate); e != "" {
 		class += " | " + e

@@ -177,6 +177,7 @@ func (p Pending) Card() Card {
 		CapabilityClass: p.CapabilityClass,
 		Reversibility:   p.Details.Reversibility,
 		Territory:       p.Territory,
+		Under:           p.TerritoryUnder,
 		Recurrence:      p.Recurrence,
 		More:            max(0, len(p.Details.Accesses)-1),
 		Estimate:        estimate(p.Details.Accesses),
