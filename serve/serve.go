@@ -70,6 +70,8 @@ type Config struct {
 	SweepEvery time.Duration
 	// Drain bounds how long a stop waits for requests in flight (5 s).
 	Drain time.Duration
+	// Telegram are the bots of the policy's telegram channels.
+	Telegram []*Telegram
 }
 
 // Server is a running mnemos serve.
@@ -145,6 +147,9 @@ func Start(cfg Config) (*Server, error) {
 		flash:  map[string]string{},
 		closed: make(chan struct{}),
 	}
+	for _, tg := range cfg.Telegram {
+		tg.attach(s)
+	}
 	if err := inst.publish(Info{Addr: s.addr, PID: os.Getpid(), Started: cfg.Now().UTC()}); err != nil {
 		ln.Close()
 		inst.release()
@@ -187,6 +192,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}()
 	s.goLoop(work, "watch", s.watch)
 	s.goLoop(work, "sweep", s.sweep)
+	for _, tg := range s.cfg.Telegram {
+		s.goLoop(work, "telegram "+tg.Channel, func(ctx context.Context) { tg.run(ctx, s) })
+	}
 	s.cfg.Log.Info("serving approvals", "addr", s.addr, "identity", s.cfg.Identity.Channel+":"+s.cfg.Identity.Sender)
 	var err error
 	select {

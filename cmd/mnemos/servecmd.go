@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/mnemos-dev/mnemos/serve"
@@ -52,6 +54,16 @@ func (c *ServeCmd) Run(a *app) error {
 		Now:         a.now,
 		RotateToken: c.RotateToken,
 		Watch:       []string{paths.DBFile, paths.DBFile + "-wal"},
+	}
+	for _, ch := range g.Config().Policy.Channels {
+		if ch.Telegram == nil {
+			continue
+		}
+		bot, err := serve.TelegramFromPolicy(ch, a.getenv)
+		if err != nil {
+			return &exitError{code: exitConfig, msg: err.Error(), hint: "give the channel's bot token in its token_file (mode 600) or token_env"}
+		}
+		cfg.Telegram = append(cfg.Telegram, bot)
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = defaultServeAddr()
@@ -148,5 +160,53 @@ func (c *ApprovalsURLCmd) Run(a *app) error {
 		return &exitError{code: exitConfig, msg: err.Error()}
 	}
 	fmt.Fprintln(a.io.out, u)
+	return nil
+}
+
+// ChannelsCmd groups the channel subcommands.
+type ChannelsCmd struct {
+	Pair ChannelsPairCmd `cmd:"" help:"Print a one-time code that pairs your account on a channel's bot with your identity."`
+}
+
+// ChannelsPairCmd is mnemos channels pair telegram.
+type ChannelsPairCmd struct {
+	Kind string `arg:"" enum:"telegram" help:"The kind of channel: telegram."`
+	Name string `help:"The channel's name in the policy, when it has more than one telegram channel."`
+}
+
+// Run makes the code. Sending it to the bot binds the sender's Telegram
+// id to the identity that runs this command: that id's buttons then
+// answer this identity's requests.
+func (c *ChannelsPairCmd) Run(a *app) error {
+	g, err := a.gate()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, ch := range g.Config().Policy.Channels {
+		if ch.Telegram != nil && (c.Name == "" || ch.Name == c.Name) {
+			names = append(names, ch.Name)
+		}
+	}
+	switch {
+	case len(names) == 0 && c.Name != "":
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("no telegram channel named %q in the policy", oneLine(c.Name))}
+	case len(names) == 0:
+		return &exitError{code: exitUsage, msg: "the policy has no telegram channel",
+			hint: "add one to your policy: channels: [{name: phone, telegram: {token_file: PATH, chat_id: N}}]"}
+	case len(names) > 1:
+		return &exitError{code: exitUsage, msg: "the policy has several telegram channels: " + strings.Join(names, ", "), hint: "choose one with --name"}
+	}
+	paths := g.Config().Paths
+	id := a.identity()
+	code, exp, err := serve.NewPairingCode(paths.StateDir, names[0], id, a.now(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.io.out, "send this to the bot of channel %s before %s:\n  /pair %s\n", names[0], exp.Local().Format("15:04"), code)
+	fmt.Fprintf(a.io.out, "it lets the Telegram account that sends it answer the requests of %s:%s\n", oneLine(id.Channel), oneLine(id.Sender))
+	if _, ok := serve.Running(paths.StateDir); !ok {
+		fmt.Fprintln(a.io.err, "mnemos: note: mnemos serve is not running; the bot hears the code once it is")
+	}
 	return nil
 }
