@@ -61,6 +61,11 @@ var dev = approvals.Identity{Channel: "cli", Sender: "dev"}
 
 func newFixture(t *testing.T, tweak ...func(*Config)) *fixture {
 	t.Helper()
+	return newFixturePolicy(t, policy.Default(), tweak...)
+}
+
+func newFixturePolicy(t *testing.T, pol *policy.Policy, tweak ...func(*Config)) *fixture {
+	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", "mnemos-serve-")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +84,7 @@ func newFixture(t *testing.T, tweak ...func(*Config)) *fixture {
 	}
 	f := &fixture{t: t, dir: dir, ws: ws, paths: paths, log: &syncBuffer{}}
 	f.audit = audit.Open(paths.AuditFile, audit.Options{})
-	f.g = gate.New(gate.Config{Paths: paths, Policy: policy.Default(), UserHome: home, SelfNames: []string{"mnemos"}, Audit: f.audit})
+	f.g = gate.New(gate.Config{Paths: paths, Policy: pol, UserHome: home, SelfNames: []string{"mnemos"}, Audit: f.audit})
 	t.Cleanup(func() { f.g.Close() })
 	if f.st, err = f.g.Store(context.Background()); err != nil {
 		t.Fatal(err)

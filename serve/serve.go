@@ -72,6 +72,8 @@ type Config struct {
 	Drain time.Duration
 	// Telegram are the bots of the policy's telegram channels.
 	Telegram []*Telegram
+	// Webhooks, when set, retries failed webhook deliveries.
+	Webhooks *Retrier
 }
 
 // Server is a running mnemos serve.
@@ -192,6 +194,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}()
 	s.goLoop(work, "watch", s.watch)
 	s.goLoop(work, "sweep", s.sweep)
+	if s.cfg.Webhooks != nil {
+		s.goLoop(work, "webhooks", func(ctx context.Context) { s.cfg.Webhooks.run(ctx, s) })
+	}
 	for _, tg := range s.cfg.Telegram {
 		s.goLoop(work, "telegram "+tg.Channel, func(ctx context.Context) { tg.run(ctx, s) })
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/serve"
 )
 
@@ -55,7 +57,11 @@ func (c *ServeCmd) Run(a *app) error {
 		RotateToken: c.RotateToken,
 		Watch:       []string{paths.DBFile, paths.DBFile + "-wal"},
 	}
+	var hooks []policy.Channel
 	for _, ch := range g.Config().Policy.Channels {
+		if ch.Webhook != "" {
+			hooks = append(hooks, ch)
+		}
 		if ch.Telegram == nil {
 			continue
 		}
@@ -64,6 +70,9 @@ func (c *ServeCmd) Run(a *app) error {
 			return &exitError{code: exitConfig, msg: err.Error(), hint: "give the channel's bot token in its token_file (mode 600) or token_env"}
 		}
 		cfg.Telegram = append(cfg.Telegram, bot)
+	}
+	if len(hooks) > 0 {
+		cfg.Webhooks = &serve.Retrier{Channels: hooks, Events: audit.Open(paths.AuditFile, audit.Options{}).Tail}
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = defaultServeAddr()
