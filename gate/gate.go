@@ -220,6 +220,9 @@ type Mode struct {
 	// Explain records, for each command, the guard's checks and every rule
 	// considered (CommandDecision.GuardChecks, GuardDirs and Rules).
 	Explain bool
+	// AgentAsks records an ask without parking it: an agent's hook puts
+	// the question to the person in the agent's own prompt (hookticket.go).
+	AgentAsks bool
 }
 
 // Decide runs parse, guard, policy and judge over the request, combines the
@@ -270,7 +273,7 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 	if err := g.record(ctx, req, dec); err != nil {
 		return deny(dec, "audit", err.Error()), err
 	}
-	if dec.Outcome == policy.Ask {
+	if dec.Outcome == policy.Ask && !mode.AgentAsks {
 		if err := g.park(ctx, req, &dec); err != nil {
 			return deny(dec, "state", err.Error()), err
 		}

@@ -357,7 +357,8 @@ func object(raw []byte, what string) (map[string]json.RawMessage, error) {
 func jsonError(raw []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(raw, int(se.Offset))
+		// Offset counts the bytes read, the offending one included.
+		line, col := position(raw, int(se.Offset)-1)
 		return fmt.Sprintf("%d:%d: %v", line, col, err)
 	}
 	return err.Error()
@@ -490,4 +491,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// Input is the tool's input as the agent sent it (nil when the payload
+// had none), for policy conditions on a tool's fields.
+func (c Call) Input() map[string]any {
+	if c.input == nil {
+		return nil
+	}
+	out := make(map[string]any, len(c.input))
+	for k, v := range c.input {
+		var x any
+		if json.Unmarshal(v, &x) == nil {
+			out[k] = x
+		}
+	}
+	return out
 }

@@ -247,6 +247,9 @@ func TestAnswer(t *testing.T) {
 // exit 0 (and, for Codex, a non-empty reason), or Amp's exit 2.
 func blocks(t *testing.T, agent string, ans Answer) bool {
 	t.Helper()
+	if a, _ := Lookup(agent); a.Read(ans) != Deny {
+		return false
+	}
 	if agent == "amp" {
 		return ans.Exit >= 2 && ans.Stderr != ""
 	}
@@ -389,5 +392,49 @@ func TestWordsQuote(t *testing.T) {
 	}
 	if !IsMnemosHook(`'/home/u/go/bin/mnemos' hook codex`, "codex") || IsMnemosHook("/usr/bin/mnemos hook codex", "gemini") || IsMnemosHook("dcg hook codex", "codex") {
 		t.Error("IsMnemosHook")
+	}
+}
+
+// TestRead: how each agent reads answers, including the ones that fail
+// open (a crash, a timeout, an allow Codex rejects).
+func TestRead(t *testing.T) {
+	cases := []struct {
+		agent string
+		ans   Answer
+		want  Outcome
+	}{
+		{"claude-code", Answer{Exit: 1, Stderr: "boom"}, Failed},
+		{"claude-code", Answer{Exit: 127}, Failed},
+		{"claude-code", Answer{Exit: 2, Stderr: "no"}, Deny},
+		{"claude-code", Answer{Stdout: []byte(`{"decision":"block","reason":"r"}`)}, Deny},
+		{"claude-code", Answer{}, Allow},
+		{"codex", Answer{Exit: 2}, Failed},
+		{"codex", Answer{Exit: 2, Stderr: "no"}, Deny},
+		{"codex", Answer{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`)}, Failed},
+		{"codex", Answer{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}`)}, Failed},
+		{"codex", Answer{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`)}, Failed},
+		{"codex", Answer{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"r"},"ruleId":"x"}`)}, Failed},
+		{"codex", Answer{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"r"}}`)}, Deny},
+		{"gemini", Answer{Exit: 2}, Allow},
+		{"gemini", Answer{Exit: 2, Stderr: "no"}, Deny},
+		{"gemini", Answer{Exit: 1, Stderr: "warning"}, Allow},
+		{"gemini", Answer{Exit: 3, Stdout: []byte(`{"decision":"allow"}`)}, Allow},
+		{"cursor", Answer{Exit: 2}, Deny},
+		{"cursor", Answer{Exit: 1}, Failed},
+		{"copilot", Answer{Stdout: []byte(`{"permissionDecision":"allow"}`)}, Allow},
+		{"amp", Answer{Exit: 1}, Ask},
+		{"amp", Answer{Exit: 3}, Deny},
+	}
+	for _, tc := range cases {
+		if got := mustAgent(t, tc.agent).Read(tc.ans); got != tc.want {
+			t.Errorf("%s %+v: read as %s, want %s", tc.agent, tc.ans, got, tc.want)
+		}
+	}
+	// Every probe parses, as the shell command it names.
+	for _, a := range Agents() {
+		c, err := a.Parse(a.Probe("rm -rf ~", "/w", "s"), env(map[string]string{"AGENT_TOOL_NAME": "Bash"}))
+		if err != nil || c.Kind != Shell || c.Command != "rm -rf ~" || c.Cwd != "/w" {
+			t.Errorf("%s probe: %+v %v", a.Name, c, err)
+		}
 	}
 }

@@ -56,7 +56,8 @@ func parseTree(file string, b []byte) (*jnode, error) {
 		off := int(dec.InputOffset())
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			off = int(se.Offset)
+			// Offset counts the bytes read, the offending one included.
+			off = int(se.Offset) - 1
 		}
 		line, col := position(b, off)
 		msg := err.Error()

@@ -64,6 +64,7 @@ type CLI struct {
 	Extensions ExtensionsCmd `cmd:"" help:"Admit an extension's manifest; list and revoke extensions."`
 	Audit      AuditCmd      `cmd:"" help:"Show and verify the audit log."`
 	Sandbox    SandboxCmd    `cmd:"" help:"Show what the kernel's sandbox can enforce."`
+	Hook       HookCmd       `cmd:"" help:"Put mnemos in front of an agent's tools: mnemos hook install AGENT wires it, mnemos hook doctor proves it works; the agent runs mnemos hook AGENT."`
 	Channels   ChannelsCmd   `cmd:"" help:"Pair your account on a channel's bot with your identity."`
 	Serve      ServeCmd      `cmd:"" help:"Serve the approvals page on a loopback address, run the channels' bots and retries, sweep expired requests."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, the commit it was built from and the Go release."`

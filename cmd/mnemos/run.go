@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -21,6 +22,9 @@ import (
 type RunCmd struct {
 	Wait           bool `help:"When approval is required, wait until the request is approved, denied or expires."`
 	RequireSandbox bool `help:"Refuse to run when the sandbox cannot be enforced."`
+	// HookTicket is what an agent's hook puts in the command it rewrote
+	// (gate.RunHook); without a valid one the command is decided as usual.
+	HookTicket string `name:"hook-ticket" hidden:"" help:"The ticket of the agent's hook that decided this command."`
 	RequestFlags
 	Command []string `arg:"" passthrough:"partial" help:"The command and its arguments, after --."`
 }
@@ -32,13 +36,21 @@ func (c *RunCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	res, err := g.Run(a.ctx, req, gate.Stdio{Stdin: a.io.in, Stdout: a.io.out, Stderr: a.io.err}, gate.RunOptions{
+	stdio := gate.Stdio{Stdin: a.io.in, Stdout: a.io.out, Stderr: a.io.err}
+	opts := gate.RunOptions{
 		Wait: c.Wait, RequireSandbox: c.RequireSandbox,
 		OnPending: func(d gate.Decision) {
 			printPending(a, d)
 			fmt.Fprintf(a.io.err, "mnemos: waiting for approval %s (expires %s)\n", d.Approval.Token, d.Approval.ExpiresAt.Local().Format("15:04:05"))
 		},
-	})
+	}
+	run := g.Run
+	if c.HookTicket != "" {
+		run = func(ctx context.Context, req gate.Request, stdio gate.Stdio, opts gate.RunOptions) (gate.RunResult, error) {
+			return g.RunHook(ctx, req, c.HookTicket, stdio, opts)
+		}
+	}
+	res, err := run(a.ctx, req, stdio, opts)
 	if err != nil {
 		var se *gate.SandboxError
 		if errors.As(err, &se) {
