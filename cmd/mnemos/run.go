@@ -42,6 +42,7 @@ func (c *RunCmd) Run(a *app) error {
 		OnPending: func(d gate.Decision) {
 			printPending(a, d)
 			fmt.Fprintf(a.io.err, "mnemos: waiting for approval %s (expires %s)\n", d.Approval.Token, d.Approval.ExpiresAt.Local().Format("15:04:05"))
+			serveOnDemand(a, g)
 		},
 	}
 	run := g.Run

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/serve"
 )
@@ -218,4 +220,51 @@ func (c *ChannelsPairCmd) Run(a *app) error {
 		fmt.Fprintln(a.io.err, "mnemos: note: mnemos serve is not running; the bot hears the code once it is")
 	}
 	return nil
+}
+
+// serveOnDemand runs when `run --wait` parks a request. With mnemos serve
+// running it says the request can be answered on its page too; without
+// it, when the policy has a telegram channel (whose bot only serve runs),
+// it starts one in the background, its log in serve.log in the state
+// directory. The new serve is no child of this process (a shell starts
+// it and exits), so that the end of the gated command does not stop it.
+func serveOnDemand(a *app, g *gate.Gate) {
+	paths := g.Config().Paths
+	if _, ok := serve.Running(paths.StateDir); ok {
+		fmt.Fprintln(a.io.err, "mnemos: or answer it on the approvals page of mnemos serve (mnemos approvals url)")
+		return
+	}
+	bot := ""
+	for _, c := range g.Config().Policy.Channels {
+		if c.Telegram != nil {
+			bot = c.Name
+			break
+		}
+	}
+	if bot == "" {
+		return
+	}
+	exe, err := serveBinary()
+	if err != nil {
+		return
+	}
+	logPath := filepath.Join(paths.StateDir, "serve.log")
+	cmd := exec.Command("/bin/sh", "-c", `"$0" serve --no-print-url </dev/null >>"$1" 2>&1 &`, exe, logPath)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(a.io.err, "mnemos: warning: cannot start mnemos serve for channel %s: %s\n", bot, oneLine(err.Error()))
+		return
+	}
+	fmt.Fprintf(a.io.err, "mnemos: started mnemos serve for channel %s (its log: %s)\n", bot, logPath)
+}
+
+// serveBinary is the mnemos binary as it was started: the name looked up in
+// PATH, else the executable's path.
+func serveBinary() (string, error) {
+	if arg0 := os.Args[0]; arg0 != "" && !strings.ContainsRune(arg0, '/') {
+		if p, err := exec.LookPath(arg0); err == nil {
+			return filepath.Abs(p)
+		}
+	}
+	return os.Executable()
 }
