@@ -146,6 +146,12 @@ type Policy struct {
 	// Layer is where the policy sits in a stack built by Merge; "" for a
 	// policy read from one file and used alone.
 	Layer Layer
+	// HookHold is hook.hold: how long `mnemos hook` waits for a person to
+	// answer, from another channel, an approval it parked for an agent
+	// that cannot ask its person (0: it blocks at once). For a stack built
+	// by Merge, the system layer's if it sets one, else the user's: a
+	// project cannot make an agent's hook wait.
+	HookHold time.Duration
 
 	// index finds the rules that can match a program name; built by Parse.
 	index *ruleIndex

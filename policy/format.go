@@ -42,6 +42,9 @@ func Format(p *Policy) []byte {
 	if wt := p.has(setThreshold) || p.JudgeThreshold != DefaultJudgeThreshold; wt || !p.Judge.IsZero() {
 		root.Content = append(root.Content, plain("judge"), judgeNode(p.JudgeThreshold, wt, p.Judge))
 	}
+	if p.HookHold > 0 {
+		root.Content = append(root.Content, plain("hook"), mapping(plain("hold"), plain(formatDuration(p.HookHold))))
+	}
 	if !p.Sandbox.IsZero() {
 		root.Content = append(root.Content, plain("sandbox"), sandboxNode(p.Sandbox, false))
 	}

@@ -196,6 +196,10 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 	m.Source = strings.Join(sources, " + ")
 	u := m.layer(LayerUser)
 	m.Level, m.Shell, m.ApprovalTTL, m.JudgeThreshold = u.Level, u.Shell, u.ApprovalTTL, u.JudgeThreshold
+	m.HookHold = u.HookHold
+	if system != nil && system.HookHold > 0 {
+		m.HookHold = system.HookHold
+	}
 	if system != nil && system.has(setShell) {
 		m.Shell = Stricter(m.Shell, system.Shell)
 	}

@@ -470,13 +470,15 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 		return d.approvals(v, p)
 	case "judge":
 		return d.judge(v, p)
+	case "hook":
+		return d.hook(v, p)
 	case "allow", "ask", "deny":
 		act, _ := classify.ParseOutcome(k.Value)
 		p.Rules = append(p.Rules, d.ruleList(v, &act)...)
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
 	default:
-		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, sandbox, rate_limits, costs, channels, profiles, allow, ask, deny or rules)", k.Value))
+		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, hook, sandbox, rate_limits, costs, channels, profiles, allow, ask, deny or rules)", k.Value))
 	}
 	return nil
 }
@@ -522,6 +524,28 @@ func (d *decoder) approvals(n *yaml.Node, p *Policy) *Error {
 			p.wrote(setTTL, d.pos(v))
 		default:
 			return d.errAt(k, fmt.Sprintf("unknown key %q in approvals (want ttl)", k.Value))
+		}
+	}
+	return nil
+}
+
+// hook reads hook: {hold: DURATION} (at most ten minutes, the longest an
+// agent waits for its hook by default).
+func (d *decoder) hook(n *yaml.Node, p *Policy) *Error {
+	if err := d.mapping(n); err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "hold":
+			dur, err := d.duration(v, 10*time.Minute)
+			if err != nil {
+				return err
+			}
+			p.HookHold = dur
+		default:
+			return d.errAt(k, fmt.Sprintf("unknown key %q in hook (want hold)", k.Value))
 		}
 	}
 	return nil

@@ -109,9 +109,13 @@ func (c *HookAnswerCmd) answer(a *app, agent *hook.Agent) hook.Answer {
 		return agent.Refuse(errorText(err))
 	}
 	warnDeliveries(a, dec)
-	if dec.Outcome == policy.Ask && !call.CanAsk && c.Hold > 0 && dec.Approval != nil {
-		ctx, cancel := context.WithTimeout(a.ctx, c.Hold)
-		fmt.Fprintf(a.io.err, "mnemos: holding for approval %s (up to %s)\n", dec.Approval.Token, c.Hold)
+	hold := c.Hold
+	if hold == 0 {
+		hold = g.Config().Policy.HookHold
+	}
+	if dec.Outcome == policy.Ask && !call.CanAsk && hold > 0 && dec.Approval != nil {
+		ctx, cancel := context.WithTimeout(a.ctx, hold)
+		fmt.Fprintf(a.io.err, "mnemos: holding for approval %s (up to %s)\n", dec.Approval.Token, hold)
 		dec, err = g.HoldApproval(ctx, req, dec, gate.Mode{SpendTicket: true}, 0)
 		cancel()
 		if err != nil {
