@@ -154,7 +154,9 @@ func (c *HookAnswerCmd) answer(a *app, agent *hook.Agent) hook.Answer {
 		if dec.Approval != nil {
 			tok := dec.Approval.Token
 			v.Approval = tok
-			v.Hint = "Ask the user to approve it with `mnemos approvals approve " + tok + "` (or to deny it), then run exactly the same command again from the same directory; do not look for another way to do it"
+			// Only the requester's identity resolves a request: the
+			// agent's channel.
+			v.Hint = "Ask the user to approve it with `mnemos --channel " + agent.Name + " approvals approve " + tok + "` (or to deny it), then run exactly the same command again from the same directory; do not look for another way to do it"
 		}
 	default:
 		v.Outcome, v.Hint = hook.Deny, denyHint(dec)
