@@ -225,7 +225,7 @@ func TestSecuritySubtreeGrantNeverReachesOutsideIt(t *testing.T) {
 	if d.Outcome != policy.Ask {
 		t.Fatalf("touch: %s (%s)", d.Outcome, d.Reason)
 	}
-	for _, under := range []string{"..", "/", f.home, filepath.Dir(f.home), "other", "internal/util/a.go/x", ".git", ".git/hooks",
+	for _, under := range []string{"..", "/", f.home, filepath.Dir(f.home), "other", "internal/util/a.go/x", "internal/util/a.go", ".git", ".git/hooks",
 		"home", "home/x", f.g.cfg.Paths.StateDir, filepath.Dir(f.g.cfg.Paths.StateDir), ""} {
 		if _, err := f.g.Approve(ctx, d.Approval.Token, dev, ApproveOptions{Remember: "session", Under: under}); err == nil && under != "" {
 			t.Errorf("--under %s accepted", under)

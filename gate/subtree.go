@@ -40,6 +40,11 @@ func (g *Gate) planUnder(p approvals.Pending, c *concession, under string) error
 	if err != nil {
 		return fmt.Errorf("--under %s: %w", under, err)
 	}
+	fi, statErr := os.Stat(dir)
+	isDir := statErr == nil && fi.IsDir()
+	if statErr == nil && !isDir {
+		return fmt.Errorf("--under %s: %s is not a directory", under, dir)
+	}
 	writes := 0
 	keep := c.grants[:0:0]
 	for _, k := range c.grants {
@@ -48,7 +53,7 @@ func (g *Gate) planUnder(p approvals.Pending, c *concession, under string) error
 			continue
 		}
 		t := strings.TrimSuffix(k.Target, "/**")
-		if !filepath.IsAbs(t) || strings.ContainsAny(t, "*?[") || !classify.Within(dir, t) {
+		if !filepath.IsAbs(t) || strings.ContainsAny(t, "*?[") || !classify.Within(dir, t) || t == dir && !isDir {
 			return fmt.Errorf("--under %s: the request writes %s, which is not inside %s", under, k.Target, dir)
 		}
 		writes++

@@ -131,6 +131,9 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 		if p.Details.Pin != "" {
 			fmt.Fprintln(a.io.out, "  pin: "+oneLine(p.Details.Pin))
 		}
+		if p.StatusAt(a.now()) == approvals.StatusPending {
+			printChoices(a.io.out, "", p)
+		}
 	}
 	fmt.Fprintf(a.io.out, "reason: %s\nexpires: %s\n", oneLine(p.Details.Reason), p.ExpiresAt.Local().Format(time.RFC3339))
 	return nil
@@ -139,8 +142,10 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 // ApproveCmd is mnemos approvals approve.
 type ApproveCmd struct {
 	ID       string        `arg:"" help:"The request id."`
-	Remember string        `enum:",session,permanent" default:"" help:"Also stop asking: record a grant for the request's session (12 hours when it was made without --session) or permanently (for code:exec and mail:send, an allow rule in the policy file)."`
+	Remember string        `enum:",session,permanent" default:"" help:"Also stop asking: record a grant for the request's session (12 hours when it was made without --session) or permanently; for code:exec and mail:send, an allow rule for each command's program and subcommand (go test, npm run lint), in the policy file when permanent, for the session (12 hours at most) otherwise."`
 	For      time.Duration `help:"Limit the grant to a duration, e.g. 2h."`
+	Prefix   []string      `sep:"none" placeholder:"WORDS" help:"With --remember, remember this prefix of a command (\"go test -run X\") in place of the one proposed (approvals show lists them); repeat it for several commands."`
+	Under    string        `placeholder:"DIR" help:"With --remember, grant writing anywhere in this directory (relative to the request's directory, holding what it writes) rather than only the paths it names."`
 	JSON     bool          `name:"json" help:"Print JSON."`
 }
 
@@ -150,7 +155,8 @@ func (c *ApproveCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	res, err := g.Approve(a.ctx, c.ID, a.identity(), gate.ApproveOptions{Remember: c.Remember, For: c.For})
+	res, err := g.Approve(a.ctx, c.ID, a.identity(), gate.ApproveOptions{Remember: c.Remember, For: c.For,
+		Prefixes: prefixWords(c.Prefix), Under: c.Under})
 	if err != nil {
 		return err
 	}
@@ -161,7 +167,9 @@ func (c *ApproveCmd) Run(a *app) error {
 		fmt.Fprintf(a.io.out, "approved %s: extension %s may use %s\n", oneLine(res.Pending.Token), oneLine(ext), oneLine(res.Pending.CapabilityClass))
 	} else {
 		fmt.Fprintf(a.io.out, "approved %s: %s\n", oneLine(res.Pending.Token), argvLine(res.Pending.Details.Argv))
-		fmt.Fprintln(a.io.out, "the identical command, rerun from the same directory by the same identity, now runs once")
+		if remembered := len(res.Grants) > 0 || len(res.Rules) > 0 || len(res.SessionRules) > 0; !remembered || len(res.NotRemembered) > 0 {
+			fmt.Fprintln(a.io.out, "the identical command, rerun from the same directory by the same identity, now runs once")
+		}
 	}
 	for _, gr := range res.Grants {
 		until := "until revoked"
@@ -173,10 +181,7 @@ func (c *ApproveCmd) Run(a *app) error {
 		}
 		fmt.Fprintf(a.io.out, "grant %d: %s on %s for %s:%s, %s\n", gr.ID, gr.Capability, oneLine(gr.Target), oneLine(gr.Channel), oneLine(gr.Sender), oneLine(until))
 	}
-	if res.Rule != nil {
-		fmt.Fprintf(a.io.out, "added to %s: allow rule %q for commands starting with: %s\n", oneLine(res.Rule.File), res.Rule.Name, argvLine(res.Rule.ArgvPrefix))
-		fmt.Fprintln(a.io.out, "remove it by editing that file")
-	}
+	printRemembered(a, res)
 	return nil
 }
 

@@ -74,20 +74,23 @@ func (c *GrantsListCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	list, err := st.ListGrantRecords(a.ctx, approvals.GrantFilter{Channel: c.Channel, Sender: c.Sender, IncludeRevoked: c.All}, a.now())
+	filter := approvals.GrantFilter{Channel: c.Channel, Sender: c.Sender, IncludeRevoked: c.All}
+	list, err := st.ListGrantRecords(a.ctx, filter, a.now())
+	if err != nil {
+		return err
+	}
+	rules, err := st.ListSessionRules(a.ctx, filter, a.now())
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		if list == nil {
-			list = []approvals.GrantRecord{}
-		}
-		return writeJSON(a.io.out, list)
+		return writeJSON(a.io.out, grantsAndRules(list, rules))
 	}
-	if len(list) == 0 {
+	if len(list) == 0 && len(rules) == 0 {
 		fmt.Fprintln(a.io.out, "no grants")
 		return nil
 	}
+	defer printSessionRules(a, rules)
 	for _, gr := range list {
 		state := "active"
 		switch {
@@ -124,11 +127,14 @@ func (c *GrantsListCmd) Run(a *app) error {
 
 // RevokeCmd is mnemos grants revoke.
 type RevokeCmd struct {
-	ID string `arg:"" help:"The grant id."`
+	ID string `arg:"" help:"The grant id, or rN for a session rule."`
 }
 
 // Run revokes a grant.
 func (c *RevokeCmd) Run(a *app) error {
+	if id, ok := approvals.ParseSessionRuleLabel(c.ID); ok {
+		return revokeSessionRule(a, id)
+	}
 	id, err := strconv.ParseInt(c.ID, 10, 64)
 	if err != nil || id <= 0 {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("grant id %q is not a positive number", c.ID), hint: "see ids with `mnemos grants list`"}
