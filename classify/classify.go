@@ -56,6 +56,11 @@ type Place struct {
 	// Workspace, when set, is the project the commands work on: a delete
 	// outside it, the temp directories and ~/.cache asks at every level.
 	Workspace string
+	// Path, when set, are the directories on the PATH the commands run
+	// with (absolute, clean): a program written into one runs later in
+	// place of the one a command names, so a write there is judged as
+	// one to what runs later, as the sandbox keeps them read-only.
+	Path []string
 }
 
 // toolKind says how a program's arguments map to accesses.
@@ -401,6 +406,13 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 				for _, f := range curlFileArgs(args) {
 					c.add(pl, FSRead, f)
 				}
+				reads, writes := CurlWriteOut(args)
+				for _, f := range reads {
+					c.add(pl, FSRead, f)
+				}
+				for _, f := range writes {
+					c.add(pl, FSWrite, f)
+				}
 			}
 			if curlWgetConfigured(name, args) {
 				// A configuration file or wgetrc command can name files
@@ -505,7 +517,7 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 		if a.Dynamic && a.Capability == FSWrite {
 			c.raise(Ask, "writes to a path that is not known before it runs")
 		}
-		if a.Capability == FSWrite && !a.Dynamic && laterTarget(a.Target, a.Glob, pl.Home, c.Verb != "delete") {
+		if a.Capability == FSWrite && !a.Dynamic && (laterTarget(a.Target, a.Glob, pl.Home, c.Verb != "delete") || onPath(a.Target, a.Glob, pl.Path, c.Verb != "delete")) {
 			runsLater = true
 		}
 	}
@@ -521,7 +533,7 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 		c.raise(Ask, "writes a file that runs code later (a git hook, git's configuration, a shell startup file, a tool's hooks or tasks, autostart, cron, a PATH directory)")
 	}
-	if showsEnvironment(cmd) {
+	if showsEnvironment(cmd, c.ownKeys()) {
 		c.Accesses = append(c.Accesses, Access{Capability: FSRead, Target: EnvironmentTarget})
 		if c.Verb == "compute" {
 			c.Verb = "read"
@@ -538,13 +550,15 @@ const EnvironmentTarget = "/proc/self/environ"
 // (env, printenv, set, export -p, declare -p with no name) or a variable
 // whose name says it holds a secret (printenv GITHUB_TOKEN, echo
 // "$AWS_SECRET_ACCESS_KEY"), in any of its words, directly or through
-// the script's own variables (Command.EnvRefs).
-func showsEnvironment(cmd shellparse.Command) bool {
+// the script's own variables (Command.EnvRefs). own are the variables
+// that do not count: a model provider's key sent only to that provider
+// (Classification.ownKeys).
+func showsEnvironment(cmd shellparse.Command, own []string) bool {
 	for _, n := range cmd.EnvRefs {
 		// The value of a secret-named variable reaches the command's
 		// words, perhaps through the script's own variables
 		// (x=$GITHUB_TOKEN; echo "$x").
-		if secretName(n) {
+		if secretName(n) && !slices.Contains(own, n) {
 			return true
 		}
 	}
@@ -562,12 +576,12 @@ func showsEnvironment(cmd shellparse.Command) bool {
 		fallthrough
 	default:
 		for _, w := range cmd.Argv {
-			if w.Dynamic && secretVarRef(w.Value) {
+			if w.Dynamic && secretVarRef(w.Value, own) {
 				return true
 			}
 		}
 		for _, r := range cmd.Redirects {
-			if r.Target.Dynamic && secretVarRef(r.Target.Value) {
+			if r.Target.Dynamic && secretVarRef(r.Target.Value, own) {
 				return true
 			}
 		}
@@ -582,7 +596,7 @@ func showsEnvironment(cmd shellparse.Command) bool {
 			continue
 		}
 		if w.Dynamic {
-			if secretVarRef(w.Value) {
+			if secretVarRef(w.Value, own) {
 				return true
 			}
 			continue
@@ -597,7 +611,7 @@ func showsEnvironment(cmd shellparse.Command) bool {
 		}
 	}
 	for _, r := range cmd.Redirects {
-		if r.Target.Dynamic && secretVarRef(r.Target.Value) {
+		if r.Target.Dynamic && secretVarRef(r.Target.Value, own) {
 			return true
 		}
 	}
@@ -639,8 +653,9 @@ func showsEnvironment(cmd shellparse.Command) bool {
 }
 
 // secretVarRef reports a word's source text that expands a variable whose
-// name says it holds a secret ($GITHUB_TOKEN, ${DB_PASSWORD:-x}).
-func secretVarRef(s string) bool {
+// name says it holds a secret ($GITHUB_TOKEN, ${DB_PASSWORD:-x}), other
+// than those of own.
+func secretVarRef(s string, own []string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '$' {
 			continue
@@ -656,7 +671,7 @@ func secretVarRef(s string) bool {
 		for k < len(s) && (s[k] == '_' || 'A' <= s[k] && s[k] <= 'Z' || 'a' <= s[k] && s[k] <= 'z' || k > j && '0' <= s[k] && s[k] <= '9') {
 			k++
 		}
-		if k > j && secretName(s[j:k]) {
+		if k > j && secretName(s[j:k]) && !slices.Contains(own, s[j:k]) {
 			return true
 		}
 	}
@@ -766,7 +781,9 @@ func resolvePaths(pl Place, w shellparse.Word, out []resolved) []resolved {
 	if v == "" {
 		return nil
 	}
-	if pl.Home != "" {
+	// A quoted or escaped "~" ('~', "~", \~) is a file of that name: the
+	// shell leaves it as it is.
+	if pl.Home != "" && !(w.TildeLiteral && strings.HasPrefix(v, "~")) {
 		switch {
 		case v == "~" || v == "$HOME" || v == "${HOME}":
 			v = pl.Home
@@ -1968,6 +1985,31 @@ func laterSystem(p string, segs []string, eq func(string, string) bool, eqAny fu
 	return false
 }
 
+// onPath reports a file directly in one of the PATH directories dirs
+// (a program there runs in place of one a later command names), or, for
+// a write into it (into), the directory itself. A glob is compared as a
+// pattern that may match either.
+func onPath(p string, glob bool, dirs []string, into bool) bool {
+	if len(dirs) == 0 || !path.IsAbs(p) {
+		return false
+	}
+	parent := path.Dir(p)
+	for _, d := range dirs {
+		switch {
+		case parent == d || into && p == d:
+			return true
+		case glob && strings.ContainsAny(p, "*?["):
+			if ok, err := path.Match(parent, d); ok || err != nil {
+				return true
+			}
+			if ok, err := path.Match(p, d); into && (ok || err != nil) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // underSegs reports path segments that begin with parts (each compared
 // with eq): something below them, or, for a write into it (into), the
 // directory itself.
@@ -2030,7 +2072,7 @@ func linksToLater(cmd shellparse.Command, pl Place) bool {
 			continue
 		}
 		for _, r := range resolvePaths(pl, w, buf[:0]) {
-			if r.dynamic || laterTarget(r.path, r.glob, pl.Home, true) {
+			if r.dynamic || laterTarget(r.path, r.glob, pl.Home, true) || onPath(r.path, r.glob, pl.Path, true) {
 				if r.dynamic && !strings.Contains(r.path, "/.git") && !strings.HasPrefix(r.path, ".git") {
 					continue
 				}

@@ -256,6 +256,54 @@ func curlFileArgs(args []shellparse.Word) []shellparse.Word {
 	return out
 }
 
+// CurlWriteOut returns the files curl's --write-out formats name: read
+// ("@FILE": the format is read from FILE, "@-" from stdin) and written
+// (%output{FILE} and %output{>>FILE}, curl 8.3 and later: what the
+// format prints after it goes to FILE, created or appended to). A format
+// not known before it runs may hold %output{} and so write any file.
+func CurlWriteOut(args []shellparse.Word) (reads, writes []shellparse.Word) {
+	for _, w := range optionValues(args, specOf("curl"), []string{"-w", "--write-out"}) {
+		v := w.Value
+		if w.Dynamic {
+			// The source text, quotes and all.
+			v = strings.TrimLeft(v, `"'`)
+			if f, ok := strings.CutPrefix(v, "@"); ok {
+				reads = append(reads, shellparse.Word{Value: f, Dynamic: true})
+			} else {
+				writes = append(writes, shellparse.Word{Value: v, Dynamic: true})
+			}
+			continue
+		}
+		if f, ok := strings.CutPrefix(v, "@"); ok {
+			if f != "-" && f != "" {
+				reads = append(reads, shellparse.Word{Value: f})
+			}
+			continue
+		}
+		for {
+			// curl compares the name exactly; any spelling counts here.
+			i := strings.Index(strings.ToLower(v), "%output{")
+			if i < 0 {
+				break
+			}
+			v = v[i+len("%output{"):]
+			end := strings.IndexByte(v, '}')
+			if end < 0 {
+				break
+			}
+			if f := strings.TrimPrefix(v[:end], ">>"); f != "" {
+				if f[0] == '~' {
+					// curl takes ~ as a name, not as the home directory.
+					f = "./" + f
+				}
+				writes = append(writes, shellparse.Word{Value: f})
+			}
+			v = v[end+1:]
+		}
+	}
+	return reads, writes
+}
+
 // sshRunsLocal reports ssh options that run a local command: a
 // ProxyCommand, LocalCommand or KnownHostsCommand given with -o, a
 // configuration file (-F) that can set them, and the program scp or sftp

@@ -356,6 +356,66 @@ var llmAPIHosts = []string{
 	"api.perplexity.ai", "api.fireworks.ai",
 }
 
+// providerKeys are the variables each model provider's own clients and
+// documentation keep its API key in: sent to that provider's host, and
+// only there, such a key is the call's credential, not a leak.
+func providerKeys(host string) []string {
+	switch host {
+	case "api.openai.com":
+		return []string{"OPENAI_API_KEY"}
+	case "api.anthropic.com":
+		return []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
+	case "generativelanguage.googleapis.com":
+		return []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
+	case "api.mistral.ai":
+		return []string{"MISTRAL_API_KEY"}
+	case "api.groq.com":
+		return []string{"GROQ_API_KEY"}
+	case "openrouter.ai":
+		return []string{"OPENROUTER_API_KEY"}
+	case "api.together.xyz":
+		return []string{"TOGETHER_API_KEY"}
+	case "api.deepseek.com":
+		return []string{"DEEPSEEK_API_KEY"}
+	case "api.cohere.com", "api.cohere.ai":
+		return []string{"COHERE_API_KEY", "CO_API_KEY"}
+	case "api.x.ai":
+		return []string{"XAI_API_KEY"}
+	case "api.perplexity.ai":
+		return []string{"PERPLEXITY_API_KEY", "PPLX_API_KEY"}
+	case "api.fireworks.ai":
+		return []string{"FIREWORKS_API_KEY"}
+	}
+	return nil
+}
+
+// ownKeys are the provider keys that go only to their own provider: every
+// access of the command that leaves the machine is llm:online to hosts
+// whose provider keeps its key in that variable. nil otherwise.
+func (c *Classification) ownKeys() []string {
+	var own []string
+	first := true
+	for _, a := range c.Accesses {
+		switch a.Capability {
+		case LLMOnline:
+		case NetworkHTTP, MailRead, MailSend, ChannelIn, ChannelOut:
+			return nil
+		default:
+			continue
+		}
+		if a.Dynamic {
+			return nil
+		}
+		keys := providerKeys(a.Target)
+		if first {
+			own, first = keys, false
+			continue
+		}
+		own = slices.DeleteFunc(slices.Clone(own), func(k string) bool { return !slices.Contains(keys, k) })
+	}
+	return own
+}
+
 // providerOf is the API host of a model name as clients spell it
 // (claude-…, gpt-…, provider/model), or "" when it is not known.
 func providerOf(model string) string {
@@ -412,7 +472,24 @@ func (c *Classification) serviceRequests(name string, spec toolSpec, args []shel
 			urls = append(urls, shellparse.Word{Value: "https://" + w.Value})
 		}
 	}
-	if len(urls) == 0 || reroutes(name, args) {
+	// A header whose only expansions are the provider's own key, when
+	// every URL is that provider's, carries the call's credential: it
+	// sends the request nowhere else.
+	var own []string
+	for i, w := range urls {
+		u, err := url.Parse(w.Value)
+		if err != nil {
+			own = nil
+			break
+		}
+		keys := providerKeys(u.Hostname())
+		if i == 0 {
+			own = keys
+		} else {
+			own = slices.DeleteFunc(slices.Clone(own), func(k string) bool { return !slices.Contains(keys, k) })
+		}
+	}
+	if len(urls) == 0 || reroutes(name, args, own) {
 		// A request sent somewhere else than its URL's host (a proxy,
 		// --connect-to, --resolve) is plain network to wherever it goes:
 		// the provider's capability would let a key go to that place.
@@ -495,10 +572,16 @@ func (c *Classification) serviceRequests(name string, spec toolSpec, args []shel
 // URL's host, or to read options from a file: curl's --connect-to,
 // --resolve, --proxy and --preproxy, the SOCKS options, --doh-url and
 // --config; wget's -e/--execute (which can set a proxy) and --config.
-func reroutes(name string, args []shellparse.Word) bool {
-	for _, w := range args {
+//
+// A word not known before it runs may be any of these, except a header
+// whose only expansions are variables of own ("Authorization: Bearer
+// $OPENAI_API_KEY").
+func reroutes(name string, args []shellparse.Word, own []string) bool {
+	for i, w := range args {
 		opt, _, _ := strings.Cut(w.Value, "=")
 		switch {
+		case w.Dynamic && len(own) > 0 && headerValue(name, args, i) && onlyRefsTo(w.Value, own):
+			continue
 		case w.Dynamic:
 			return true
 		case name == "curl" && (opt == "-x" || opt == "-K" || strings.HasPrefix(opt, "-x") && !strings.HasPrefix(opt, "--") ||
@@ -510,6 +593,54 @@ func reroutes(name string, args []shellparse.Word) bool {
 		}
 	}
 	return false
+}
+
+// headerValue reports an argument that is the value of curl's -H or
+// --header, or wget's --header, alone or in the option's word.
+func headerValue(name string, args []shellparse.Word, i int) bool {
+	v := args[i].Value
+	if strings.HasPrefix(v, "--header=") || name == "curl" && strings.HasPrefix(v, "-H") {
+		return true
+	}
+	if i == 0 || args[i-1].Dynamic {
+		return false
+	}
+	p := args[i-1].Value
+	return p == "--header" || name == "curl" && len(p) > 1 && p[0] == '-' && p[1] != '-' && p[len(p)-1] == 'H'
+}
+
+// onlyRefsTo reports a word's source text whose every expansion is $NAME
+// or ${NAME} with NAME one of names: no command substitution, no other
+// variable, no parameter operator.
+func onlyRefsTo(s string, names []string) bool {
+	if strings.ContainsAny(s, "`\\") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' {
+			continue
+		}
+		j := i + 1
+		brace := j < len(s) && s[j] == '{'
+		if brace {
+			j++
+		}
+		k := j
+		for k < len(s) && (s[k] == '_' || 'A' <= s[k] && s[k] <= 'Z' || 'a' <= s[k] && s[k] <= 'z' || k > j && '0' <= s[k] && s[k] <= '9') {
+			k++
+		}
+		if k == j || !slices.Contains(names, s[j:k]) {
+			return false
+		}
+		if brace {
+			if k >= len(s) || s[k] != '}' {
+				return false
+			}
+			k++
+		}
+		i = k - 1
+	}
+	return true
 }
 
 // dropNet removes network:http to host, which a service access replaces.

@@ -55,9 +55,17 @@ func substitution(ctx string) bool {
 	return ctx == "$(…)" || ctx == "<(…)" || ctx == ">(…)" || ctx == "`…`"
 }
 
-// network reports a result with an access of the network.
+// network reports a result with an access that leaves the machine: the
+// network, and the services reached over it (a hosted model, a mailbox,
+// a chat channel). A provider's own key sent to that provider is no
+// environment read (classify gives none), so only another secret, or the
+// environment, makes such a call ask here.
 func network(res *policy.Result) bool {
 	for _, a := range res.Accesses {
+		switch a.Capability {
+		case classify.LLMOnline, classify.MailRead, classify.MailSend, classify.ChannelIn, classify.ChannelOut:
+			return true
+		}
 		if strings.HasPrefix(string(a.Capability), "network:") {
 			return true
 		}

@@ -132,6 +132,13 @@
 //   - An empty Home is an unknown home: "~" still names a home directory,
 //     so "rm -rf ~" is still a hit. An empty or relative working directory
 //     is taken as "/".
+//   - A recursive read (cp -r, tar, zip, rsync, grep -r, rg, ag) of a
+//     protected path, of a directory inside one, or of a directory that
+//     holds one is self-tampering: mnemos's state directory keeps the
+//     audit key, and whoever reads it can rewrite the audit log. rg and
+//     ag, which skip hidden names unless told not to, reach a protected
+//     path only through names without a leading dot ("rg x ~" passes
+//     ~/.local/state/mnemos by, not a MNEMOS_HOME of ~/mnemos).
 //   - "mnemos" is always a self name; read-only subcommands (policy check,
 //     explain, registry, table, outcome, lint, test; approvals list, show;
 //     grants list; extensions list; audit tail, verify; sandbox status;

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -450,6 +451,9 @@ func globbedCandidates(self []string) []string {
 }
 
 func (c *checker) checkOne(cmd shellparse.Command) {
+	if cmd.Name() == "curl" {
+		cmd = curlOutputs(cmd)
+	}
 	c.nArgs, c.nRedirs, c.slab = max(len(cmd.Argv)-1, 0), len(cmd.Redirects), c.pooled
 	c.spans = [maxCached]struct{ start, end int32 }{}
 	// The roles of the arguments, which the self-tamper and forbidden-path
@@ -460,6 +464,23 @@ func (c *checker) checkOne(cmd shellparse.Command) {
 	var rolesBuf [16]role
 	roles := argRoles(cmd.Name(), cmd.Argv, rolesBuf[:])
 	_ = c.irrecoverable(cmd) && c.selfTamper(cmd, roles) && c.forbiddenPaths(cmd, roles) && c.recursiveReads(cmd, roles)
+}
+
+// curlOutputs returns the command with the files curl's --write-out
+// formats write (%output{FILE}, classify.CurlWriteOut) added as words of
+// their own, so that each is judged like the file of -o.
+func curlOutputs(cmd shellparse.Command) shellparse.Command {
+	_, writes := classify.CurlWriteOut(cmd.Argv[1:])
+	var extra []shellparse.Word
+	for _, w := range writes {
+		if !w.Dynamic {
+			extra = append(extra, w)
+		}
+	}
+	if len(extra) > 0 {
+		cmd.Argv = slices.Concat(cmd.Argv, extra)
+	}
+	return cmd
 }
 
 // subCommands returns the argv the command runs, and, when its program is a

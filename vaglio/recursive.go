@@ -41,6 +41,10 @@ func recursiveOperands(name string, args []shellparse.Word, roles []role) []recu
 type recursiveOperand struct {
 	word shellparse.Word
 	dir  string
+	// skipsHidden marks a searcher that leaves out hidden files and
+	// directories below the operand (rg, ag without --hidden): it reads
+	// what lies below through names that do not start with a dot.
+	skipsHidden bool
 }
 
 // shortCluster reports whether a word is a cluster of short options
@@ -213,6 +217,9 @@ func sevenZipSources(args []shellparse.Word) []recursiveOperand {
 // directory.
 func searchSources(name string, args []shellparse.Word, roles []role) []recursiveOperand {
 	recursive := name == "rgrep"
+	// rg and ag recurse by themselves, leaving hidden names out unless
+	// told not to: their operands still reach what a plain name leads to.
+	skipsHidden := false
 	for _, a := range args {
 		v := a.Value
 		if v == "--" {
@@ -231,17 +238,20 @@ func searchSources(name string, args []shellparse.Word, roles []role) []recursiv
 			}
 		}
 	}
+	if !recursive && (name == "rg" || name == "ag") {
+		recursive, skipsHidden = true, true
+	}
 	if !recursive {
 		return nil
 	}
 	var out []recursiveOperand
 	for i, a := range args {
 		if roles != nil && i < len(roles) && roles[i] == rolePath && !strings.HasPrefix(a.Value, "-") {
-			out = append(out, recursiveOperand{word: a})
+			out = append(out, recursiveOperand{word: a, skipsHidden: skipsHidden})
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, recursiveOperand{word: shellparse.Word{Value: "."}})
+		out = append(out, recursiveOperand{word: shellparse.Word{Value: "."}, skipsHidden: skipsHidden})
 	}
 	return out
 }
@@ -277,7 +287,9 @@ func (c *checker) secretRoots() []pathRule {
 }
 
 // recursiveReads denies a recursive read of a directory that holds a
-// forbidden path. It returns false to stop.
+// forbidden path, or mnemos's own configuration and state (the protected
+// paths: the audit key is in the state directory). It returns false to
+// stop.
 func (c *checker) recursiveReads(cmd shellparse.Command, roles []role) bool {
 	name := cmd.Name()
 	if len(cmd.Argv) < 2 && name != "rgrep" {
@@ -296,26 +308,73 @@ func (c *checker) recursiveReads(cmd shellparse.Command, roles []role) bool {
 		}
 		buf = c.r.wordCandidates(w, buf[:0])
 		for _, cd := range buf {
-			if !c.mayHoldSecrets(cd) {
-				continue
-			}
-			if roots == nil {
-				roots = c.secretRoots()
-			}
-			for _, r := range roots {
-				if matchRule(r.pattern, "", cd, true) && !(r.publicSSH && publicSSHFile(cd)) {
-					return c.emit(Hit{
-						Check:   CheckForbiddenPath,
-						Pattern: r.pattern,
-						Word:    cd.word,
-						Reason: name + " reads " + quote(cd.word) + " recursively, and with it " + r.pattern +
-							" (" + r.why + ")",
-					})
+			if !op.skipsHidden && c.mayHoldSecrets(cd) {
+				if roots == nil {
+					roots = c.secretRoots()
 				}
+				for _, r := range roots {
+					if matchRule(r.pattern, "", cd, true) && !(r.publicSSH && publicSSHFile(cd)) {
+						return c.emit(Hit{
+							Check:   CheckForbiddenPath,
+							Pattern: r.pattern,
+							Word:    cd.word,
+							Reason: name + " reads " + quote(cd.word) + " recursively, and with it " + r.pattern +
+								" (" + r.why + ")",
+						})
+					}
+				}
+			}
+			if p, ok := c.holdsProtected(cd, op.skipsHidden); ok {
+				return c.emit(selfTamperHit(p, cd.word, name+" reads "+quote(cd.word)+" recursively, and with it "+p+
+					" (mnemos's own configuration and state: the audit key in it lets whoever reads it rewrite the audit log)"))
 			}
 		}
 	}
 	return true
+}
+
+// holdsProtected returns the protected path (mnemos's own configuration
+// and state) a recursive read of the candidate reaches: the candidate is
+// it, lies inside it, or holds it. With skipsHidden, a protected path
+// reached below the candidate only through a hidden name is not read.
+func (c *checker) holdsProtected(cd candidate, skipsHidden bool) (string, bool) {
+	if !c.hasProtected() {
+		return "", false
+	}
+	for _, p := range c.protectedPaths() {
+		if !c.protectedMatch(&cd, p, true) {
+			continue
+		}
+		if skipsHidden && hiddenBelow(cd, p) {
+			continue
+		}
+		return p, true
+	}
+	return "", false
+}
+
+// hiddenBelow reports a protected path p that lies below the candidate
+// (a directory, or a glob of directories without "**") through a name
+// starting with a dot, which a searcher that skips hidden names never
+// enters. The candidate's own names, written out, are searched.
+func hiddenBelow(cd candidate, p string) bool {
+	if strings.Contains(cd.path, "**") {
+		return false
+	}
+	depth := strings.Count(strings.TrimSuffix(cd.path, "/"), "/")
+	if cd.path == "/" {
+		depth = 0
+	}
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	if depth >= len(segs) {
+		return false // the candidate is p or inside it
+	}
+	for _, s := range segs[depth:] {
+		if strings.HasPrefix(s, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // mayHoldSecrets is a quick filter in front of secretRoots: only a glob,

@@ -266,21 +266,24 @@ func destroysDirs(name string, argv []shellparse.Word) bool {
 // is set) is above a protected path.
 func (c *checker) protectedHit(cd candidate, ancestor bool) (string, bool) {
 	for _, p := range c.protectedPaths() {
-		if !cd.glob && (c.protectedLiteral || !hasPatternChar(p)) {
-			// Literal paths, both clean: element by element is prefix
-			// by prefix.
-			if below(cd.path, p) || ancestor && below(p, cd.path) {
-				return p, true
-			}
-			continue
-		}
-		// The rule escapeGlob(p)+"/**": the path and everything below it.
-		cd = cd.withElems()
-		if matchShape(escapeGlob(p)[1:], false, true, "", cd, ancestor) {
+		if c.protectedMatch(&cd, p, ancestor) {
 			return p, true
 		}
 	}
 	return "", false
+}
+
+// protectedMatch reports whether a candidate is, is inside, or (when
+// ancestor is set) is above the protected path p.
+func (c *checker) protectedMatch(cd *candidate, p string, ancestor bool) bool {
+	if !cd.glob && (c.protectedLiteral || !hasPatternChar(p)) {
+		// Literal paths, both clean: element by element is prefix by
+		// prefix.
+		return below(cd.path, p) || ancestor && below(p, cd.path)
+	}
+	// The rule escapeGlob(p)+"/**": the path and everything below it.
+	*cd = cd.withElems()
+	return matchShape(escapeGlob(p)[1:], false, true, "", *cd, ancestor)
 }
 
 // below reports whether the clean absolute path p is dir or inside it.
