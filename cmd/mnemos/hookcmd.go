@@ -231,11 +231,12 @@ func rewriteLine(g *gate.Gate, req gate.Request, dec gate.Decision, ttl time.Dur
 	if err != nil {
 		return "", err
 	}
-	words := []string{exe, "run", "--channel", req.Channel}
+	// NAME=VALUE: a session id that starts with a dash stays a value.
+	words := []string{exe, "run", "--channel=" + req.Channel}
 	if req.Session != "" {
-		words = append(words, "--session", req.Session)
+		words = append(words, "--session="+req.Session)
 	}
-	words = append(words, "--hook-ticket", tok, "--")
+	words = append(words, "--hook-ticket="+tok, "--")
 	return hook.QuoteLine(append(words, req.Argv...)...), nil
 }
 
