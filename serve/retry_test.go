@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,11 +42,17 @@ func TestWebhookRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f *fixture
-	f = newFixturePolicy(t, pol, func(c *Config) {
+	var log atomic.Pointer[audit.Log]
+	f := newFixturePolicy(t, pol, func(c *Config) {
 		c.Webhooks = &Retrier{Channels: pol.Channels, First: 20 * time.Millisecond, Max: 100 * time.Millisecond, Every: 10 * time.Millisecond,
-			Events: func(n int) ([]audit.Record, error) { return f.audit.Tail(n) }}
+			Events: func(n int) ([]audit.Record, error) {
+				if l := log.Load(); l != nil {
+					return l.Tail(n)
+				}
+				return nil, nil
+			}}
 	})
+	log.Store(f.audit)
 	p := f.ask("touch", "notes.txt") // the gate's own try fails (503)
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -90,7 +90,10 @@ type Server struct {
 	flash  map[string]string // session -> message for its next page
 	wg     sync.WaitGroup
 	closed chan struct{}
-	parsed *template.Template
+	// orphaned is closed when the lock file is gone: the state directory
+	// was removed or moved, and there is nothing left to serve.
+	orphaned chan struct{}
+	parsed   *template.Template
 }
 
 // Start takes the lock (ErrRunning when another instance holds it),
@@ -140,14 +143,15 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:    cfg,
-		inst:   inst,
-		ln:     ln,
-		addr:   ln.Addr().String(),
-		sess:   newSessions(tok, cfg.Rand, cfg.Now),
-		hub:    newHub(),
-		flash:  map[string]string{},
-		closed: make(chan struct{}),
+		cfg:      cfg,
+		inst:     inst,
+		ln:       ln,
+		addr:     ln.Addr().String(),
+		sess:     newSessions(tok, cfg.Rand, cfg.Now),
+		hub:      newHub(),
+		flash:    map[string]string{},
+		closed:   make(chan struct{}),
+		orphaned: make(chan struct{}),
 	}
 	for _, tg := range cfg.Telegram {
 		tg.attach(s)
@@ -205,6 +209,8 @@ func (s *Server) Run(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 	case err = <-errc:
+	case <-s.orphaned:
+		s.cfg.Log.Warn("the state directory was removed or moved; stopping", "dir", s.cfg.StateDir)
 	}
 	s.cfg.Log.Info("stopping: draining requests in flight")
 	close(s.closed) // live streams end

@@ -88,6 +88,17 @@ func (in *instance) publish(info Info) error {
 	return writeFileAtomic(filepath.Join(in.dir, infoName), append(b, '\n'))
 }
 
+// held reports whether the lock file is still the one locked: false once
+// the state directory was removed or moved.
+func (in *instance) held() bool {
+	mine, err := in.lock.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(filepath.Join(in.dir, lockName))
+	return err == nil && os.SameFile(mine, now)
+}
+
 // release removes serve.json and drops the lock.
 func (in *instance) release() {
 	_ = os.Remove(filepath.Join(in.dir, infoName))

@@ -65,6 +65,10 @@ func (s *Server) watch(ctx context.Context) {
 		st := stampOf(s.cfg.Watch)
 		if st != last || time.Since(lastRead) >= s.cfg.Refresh {
 			last, lastRead = st, time.Now()
+			if !s.inst.held() {
+				close(s.orphaned)
+				return
+			}
 			if fp, err := s.fingerprint(ctx); err != nil {
 				if ctx.Err() == nil {
 					s.cfg.Log.Error("read requests", "err", err)

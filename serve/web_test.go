@@ -502,3 +502,25 @@ func firstEvent(t *testing.T, b *browser) string {
 
 type nopResolver struct{ Resolver }
 type nopRegistry struct{ Registry }
+
+// TestStopsWhenStateDirGoes: serve stops by itself once its state
+// directory is removed (nothing is left to serve, and nothing would stop
+// it otherwise).
+func TestStopsWhenStateDirGoes(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Refresh = 20 * time.Millisecond })
+	if err := os.RemoveAll(f.paths.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-f.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.stop = nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve kept running without its state directory")
+	}
+	if !strings.Contains(f.log.String(), "state directory was removed") {
+		t.Fatalf("no word of it:\n%s", f.log.String())
+	}
+}
