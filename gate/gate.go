@@ -208,6 +208,10 @@ type Decision struct {
 	// Deliveries are the outcomes of sending a new approval's card to the
 	// policy's channels.
 	Deliveries []approvals.Delivery `json:"deliveries,omitempty"`
+	// Reach are the paths outside what the sandbox grants by default that
+	// the request names and that its approval lets the run reach
+	// (decideWithSandbox).
+	Reach []Reach `json:"sandbox_reach,omitempty"`
 }
 
 // Mode says what Decide may change.
@@ -487,6 +491,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if len(dec.Commands) > 1 {
 		dec.Reason = w.Text + ": " + w.Reason
 	}
+	g.decideWithSandbox(req, &dec)
 	return judged{dec, nil, bound}
 }
 
@@ -640,7 +645,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	} else if ok {
 		dec.Approval = &p
-		dec.Card = approvals.RenderCard(p.Card())
+		dec.Card = append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...)
 		return nil
 	}
 	np := g.newPending(req, *dec)
@@ -650,7 +655,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	}
 	dec.Approval = &p
-	dec.Card = approvals.RenderCard(p.Card())
+	dec.Card = append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...)
 	if err := g.cfg.Audit.Append(ctx, "approval.requested",
 		slog.String("id", p.Token),
 		slog.String("capability_class", p.CapabilityClass),

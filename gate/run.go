@@ -334,7 +334,7 @@ func (e *earlySandbox) spec(g *Gate, req Request, dec Decision, opts RunOptions)
 		// checks out the work tree,
 		// nor names a program inside a version manager's root.
 		if e.err == nil && dec.Workspace == e.ws && !writesGitConfig(dec) && !changesGitWorktree(dec) &&
-			toolchainPrograms(g.cfg.UserHome, dec) == nil && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
+			toolchainPrograms(g.cfg.UserHome, dec) == nil && len(dec.Reach) == 0 && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
 			return e.sb, e.pre, nil
 		}
 	}
@@ -458,6 +458,9 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		Sockets: sb.cfg.Sockets, MaskSockets: sessionSockets(func(k string) string { return envValue(env, k) }), Terminals: ownTerminals(),
 	}
 	o.Programs = toolchainPrograms(g.cfg.UserHome, dec)
+	if dec.Outcome == policy.Allow {
+		reachOptions(&o, dec)
+	}
 	if network {
 		o.Ports, o.Bind = sb.cfg.Ports, sb.cfg.Bind
 	}

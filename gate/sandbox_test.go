@@ -45,7 +45,23 @@ const sandboxRules = `
   - {name: cat, action: allow, command: {argv_prefix: [cat]}}
   - {name: curl, action: allow, command: {argv_prefix: [curl]}}
   - {name: bin true, action: allow, command: {argv_prefix: [/bin/true]}}
+  - {name: hidden touch, action: allow, command: {argv_prefix: [./hide]}}
 `
+
+// runHidden runs `./hide PATH`, a copy of touch in the workspace: the
+// decision does not know what it does with PATH (a program of the
+// workspace runs code), so the kernel is what refuses the write.
+func (f *sandboxFixture) runHidden(t *testing.T, path string) (RunResult, string) {
+	t.Helper()
+	bin, err := os.ReadFile("/usr/bin/touch")
+	if err != nil {
+		t.Skip("needs /usr/bin/touch")
+	}
+	if err := os.WriteFile(filepath.Join(f.ws, "hide"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return f.run(t, "./hide", path)
+}
 
 func newSandboxFixture(tb testing.TB, mainSrc, extraSrc string) *sandboxFixture {
 	tb.Helper()
@@ -418,7 +434,13 @@ func (f *sandboxFixture) run(t *testing.T, argv ...string) (RunResult, string) {
 func TestRunPolicyWriteAndHint(t *testing.T) {
 	requireLandlock(t, 1)
 	f := newSandboxFixture(t, "rules:"+sandboxRules, "")
-	res, stderr := f.run(t, "touch", "$OUT/denied")
+	want := "the sandbox does not let commands write " + f.out + "/denied; to allow it, add to the policy: sandbox: {write: [" + f.out + "]}"
+	// A write the decision sees is asked before anything runs, naming the
+	// grant (decideWithSandbox).
+	if d := f.decideDry(t, "touch", "$OUT/denied"); d.Outcome != policy.Ask || len(d.Reach) != 1 || d.Reach[0].Policy != want || !d.Reach[0].Write {
+		t.Errorf("touch outside the sandbox: %s (%s), reach %+v; want ask naming %q", d.Outcome, d.Reason, d.Reach, want)
+	}
+	res, stderr := f.runHidden(t, "$OUT/denied")
 	if res.ExitCode == 0 || fileExists(filepath.Join(f.out, "denied")) {
 		t.Fatalf("touch outside the sandbox: exit %d", res.ExitCode)
 	}
@@ -427,7 +449,6 @@ func TestRunPolicyWriteAndHint(t *testing.T) {
 	if !strings.Contains(stderr, "Permission denied") && !strings.Contains(stderr, "No such file or directory") {
 		t.Errorf("the command's stderr %q", stderr)
 	}
-	want := "the sandbox does not let commands write " + f.out + "/denied; to allow it, add to the policy: sandbox: {write: [" + f.out + "]}"
 	if res.Hint != want {
 		t.Errorf("hint %q, want %q", res.Hint, want)
 	}
@@ -497,7 +518,7 @@ func TestRunPolicyReadRunsPrograms(t *testing.T) {
 		t.Errorf("a program in the policy's read path: exit %d: %s", res.ExitCode, stderr)
 	}
 	// Reading does not let it change anything there.
-	if res, _ := f.run(t, "touch", "$OUT/bin/new"); res.ExitCode == 0 || fileExists(filepath.Join(f.out, "bin", "new")) {
+	if res, _ := f.runHidden(t, "$OUT/bin/new"); res.ExitCode == 0 || fileExists(filepath.Join(f.out, "bin", "new")) {
 		t.Error("touch in the policy's read path succeeded")
 	}
 }
@@ -838,7 +859,7 @@ func TestSecurityRunSandboxFollowsTheDecision(t *testing.T) {
 	if res, stderr := f.run(t, "touch", "$OUT/ok"); res.ExitCode != 0 || !fileExists(filepath.Join(f.out, "ok")) {
 		t.Fatalf("the rule's write path was not granted: exit %d: %s", res.ExitCode, stderr)
 	}
-	if res, _ := f.run(t, "touch", "$OUT/other"); res.ExitCode == 0 || fileExists(filepath.Join(f.out, "other")) {
+	if res, _ := f.runHidden(t, "$OUT/other"); res.ExitCode == 0 || fileExists(filepath.Join(f.out, "other")) {
 		t.Fatal("a run without the override could write the override's path")
 	}
 	if res, _ := f.run(t, "touch", "$OUT/ok"); res.ExitCode != 0 {
@@ -1021,4 +1042,13 @@ func TestToolchainRootFollowsTheCommand(t *testing.T) {
 	if !slices.Contains(sb.spec.ReadExec, root) || slices.Contains(sb.spec.ReadWrite, root) {
 		t.Errorf("rbenv's root should be read and execute for %s: read-exec %v, write %v", prog, sb.spec.ReadExec, sb.spec.ReadWrite)
 	}
+}
+
+func (f *sandboxFixture) decideDry(t *testing.T, argv ...string) Decision {
+	t.Helper()
+	d, err := f.g.Decide(context.Background(), f.req(argv...), Mode{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -50,7 +50,7 @@ func Refusals(s Spec, applied Applied, home string, needs []Need) []string {
 		var line string
 		switch {
 		case n.Path != "" && applied.FS:
-			line = r.path(n, applied)
+			line = r.path(n, applied).Line
 		case n.Path == "" && n.Port != 0 && n.Bind && applied.Net:
 			line = r.bind(n)
 		case n.Path == "" && n.Port != 0 && applied.Net:
@@ -88,19 +88,49 @@ func (r *refusals) load() error {
 	return r.planErr
 }
 
-func (r *refusals) path(n Need, applied Applied) string {
+// A Refusal is a path need the sandbox refuses: Line says so as
+// Refusals does; Grant, when set, is the path that a policy's sandbox
+// section (Key: read or write) would grant to let it through, and Never
+// says that no policy can.
+type Refusal struct {
+	Need  Need
+	Line  string
+	Grant string
+	Key   string
+	Never bool
+}
+
+// Assess is Refusals for the path needs, before the command runs and as
+// data: for each need the spec's sandbox would refuse, what would grant
+// it, or that nothing can. A spec with a view (Spec.View) keeps what runs
+// later read-only.
+func Assess(s Spec, home string, needs []Need) []Refusal {
+	r := refusals{spec: s, res: resolver{}, home: home}
+	var out []Refusal
+	for _, n := range needs {
+		if n.Path == "" {
+			continue
+		}
+		if f := r.path(n, Applied{FS: true, View: s.View}); f.Line != "" && !slices.ContainsFunc(out, func(o Refusal) bool { return o.Line == f.Line }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (r *refusals) path(n Need, applied Applied) Refusal {
 	if !filepath.IsAbs(n.Path) || r.load() != nil {
-		return ""
+		return Refusal{}
 	}
 	p := filepath.Clean(n.Path)
 	real, exists := r.res.real(p)
 	if !exists && !n.Write {
-		return ""
+		return Refusal{}
 	}
 	// No policy should be asked to grant the kernel's views.
 	for _, k := range []string{"/proc", "/sys", "/dev"} {
 		if within(real, k) {
-			return ""
+			return Refusal{}
 		}
 	}
 	// What runs later stays read-only whatever the policy says.
@@ -108,7 +138,7 @@ func (r *refusals) path(n Need, applied Applied) string {
 		for _, l := range r.spec.Later {
 			rl, _ := r.res.real(l)
 			if within(real, rl) {
-				return fmt.Sprintf("%s runs outside the sandbox later (%s), so it stays read-only to every command mnemos runs; change it yourself, outside mnemos", p, l)
+				return Refusal{Need: n, Never: true, Line: fmt.Sprintf("%s runs outside the sandbox later (%s), so it stays read-only to every command mnemos runs; change it yourself, outside mnemos", p, l)}
 			}
 		}
 	}
@@ -118,7 +148,7 @@ func (r *refusals) path(n Need, applied Applied) string {
 	}
 	for i, d := range r.realDeny {
 		if within(real, d) {
-			return fmt.Sprintf("the sandbox does not let commands %s %s: it is protected (%s), and no policy can grant it", verb, shown(p), shown(r.spec.Deny[i]))
+			return Refusal{Need: n, Never: true, Line: fmt.Sprintf("the sandbox does not let commands %s %s: it is protected (%s), and no policy can grant it", verb, shown(p), shown(r.spec.Deny[i]))}
 		}
 	}
 	target, reach := p, real
@@ -141,7 +171,7 @@ func (r *refusals) path(n Need, applied Applied) string {
 		access = ll.AccessFSMakeReg
 	}
 	if r.plan.allows(reach, access) {
-		return ""
+		return Refusal{}
 	}
 	if access == ll.AccessFSWriteFile {
 		// Programs often change a file by writing a new one beside it and
@@ -154,11 +184,12 @@ func (r *refusals) path(n Need, applied Applied) string {
 	}
 	if why := r.ungrantable(reach); why != "" {
 		if entry := r.newEntry(p, target, reach); entry != "" {
-			return fmt.Sprintf("the sandbox does not let commands %s %s: it grants %s entry by entry (%s), so nothing new can be made at its top; create %s outside the sandbox and later runs may change it", verb, shown(p), shown(target), why, shown(entry))
+			return Refusal{Need: n, Never: true, Line: fmt.Sprintf("the sandbox does not let commands %s %s: it grants %s entry by entry (%s), so nothing new can be made at its top; create %s outside the sandbox and later runs may change it", verb, shown(p), shown(target), why, shown(entry))}
 		}
-		return fmt.Sprintf("the sandbox does not let commands %s %s, and no policy can grant %s (%s): use a directory below it that the policy grants", verb, shown(p), shown(target), why)
+		return Refusal{Need: n, Never: true, Line: fmt.Sprintf("the sandbox does not let commands %s %s, and no policy can grant %s (%s): use a directory below it that the policy grants", verb, shown(p), shown(target), why)}
 	}
-	return fmt.Sprintf("the sandbox does not let commands %s %s; to allow it, add to the policy: sandbox: {%s: [%s]}", verb, shown(p), key, yamlPath(r.display(target)))
+	return Refusal{Need: n, Grant: target, Key: key,
+		Line: fmt.Sprintf("the sandbox does not let commands %s %s; to allow it, add to the policy: sandbox: {%s: [%s]}", verb, shown(p), key, yamlPath(r.display(target)))}
 }
 
 // newEntry is, for a path to create below a directory the spec grants for

@@ -79,6 +79,19 @@ func systemReadExec() []string {
 	return []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/snap"}
 }
 
+// SystemReadable reports whether every command may read p (absolute,
+// clean) under the sandbox: it lies in the system's program and
+// configuration directories or the kernel's views. Spec.Deny may still
+// hide parts of them.
+func SystemReadable(p string) bool {
+	for _, d := range slices.Concat(systemReadExec(), systemReadOnly(), devices()) {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
 // systemReadOnly are the kernel's views most programs read: /proc for
 // their own process (the kernel's ptrace check still keeps other
 // processes' memory, environment and open files out of reach) and /sys.

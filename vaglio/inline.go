@@ -378,6 +378,10 @@ func outputUnread(cmd shellparse.Command) bool {
 	return true
 }
 
+// NoExec reports a command inside the script of a shell told only to read
+// it: see noExec.
+func NoExec(cmd shellparse.Command) bool { return noExec(cmd) }
+
 // noExec reports a command inside the script of a shell told only to read
 // it (sh -n -c '...', bash -o noexec -c '...'): the shell parses the
 // script and runs none of it, nor the commands it would substitute. A
