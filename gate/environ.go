@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/classify"
@@ -274,6 +275,20 @@ func writableOnPath(pathEnv string, roots []string) []string {
 	for _, dir := range filepath.SplitList(pathEnv) {
 		if filepath.IsAbs(dir) && underRoots(filepath.Clean(dir), roots) {
 			out = append(out, filepath.Clean(dir))
+		}
+	}
+	return out
+}
+
+// pathDirs returns the absolute entries of PATH, clean, each once.
+func pathDirs(pathEnv string) []string {
+	var out []string
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if d := filepath.Clean(dir); !slices.Contains(out, d) {
+			out = append(out, d)
 		}
 	}
 	return out

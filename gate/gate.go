@@ -374,6 +374,11 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	}
 	place := classify.PlaceOf(script, req.Cwd, g.cfg.UserHome)
 	place.Workspace = ws
+	if g.cfg.Environ != nil {
+		// The directories on the PATH the command runs with, which the
+		// sandbox keeps read-only too (Run's sandbox.Options.PathDirs).
+		place.Path = pathDirs(envValue(env, "PATH"))
+	}
 	cdpath := mayUseCdpath(env, req.Argv)
 	if cdpath {
 		cdpathUnknown(script.Commands, &place, g.cfg.UserHome)

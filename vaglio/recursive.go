@@ -220,10 +220,14 @@ func searchSources(name string, args []shellparse.Word, roles []role) []recursiv
 	// rg and ag recurse by themselves, leaving hidden names out unless
 	// told not to: their operands still reach what a plain name leads to.
 	skipsHidden := false
-	for _, a := range args {
+	for i, a := range args {
 		v := a.Value
 		if v == "--" {
 			break
+		}
+		if (name != "rg" && name != "ag") && (v == "-d" || v == "--directories") && i+1 < len(args) && args[i+1].Value == "recurse" {
+			// grep -d recurse is -r.
+			recursive = true
 		}
 		switch name {
 		case "rg", "ag":

@@ -22,6 +22,7 @@ func TestSecurityRecursiveReadOfSecretDirectory(t *testing.T) {
 		{"grep -r secret", "/home/u", "/home/u/.ssh/**"},
 		{"rgrep token /home/u", "/w", "/home/u/.ssh/**"},
 		{"rg --hidden token /home/u", "/w", "/home/u/.ssh/**"},
+		{"grep -d recurse token /home/u", "/w", "/home/u/.ssh/**"},
 	} {
 		h, hit := g.Check(cmd(tc.line), tc.cwd)
 		if !hit || h.Check != CheckForbiddenPath || h.Pattern != tc.pattern {
@@ -84,6 +85,8 @@ func TestSecurityRecursiveReadOfMnemosState(t *testing.T) {
 		{g, "ag x ~/.config/mnemos", "/home/u/.config/mnemos"},
 		{g, "rg --hidden x ~/.local/state", "/home/u/.local/state/mnemos"},
 		{g, "grep -r x ~/.local/sta*", "/home/u/.local/state/mnemos"},
+		{g, "grep -d recurse x ~/.local/state", "/home/u/.local/state/mnemos"},
+		{g, "grep --directories recurse x ~/.local/state", "/home/u/.local/state/mnemos"},
 		{moved, "grep -r x /srv", "/srv/mnemos"},
 		{moved, "rg x /srv", "/srv/mnemos"},
 		{moved, "rg x ~", "/home/u/mh"},
@@ -101,6 +104,7 @@ func TestSecurityRecursiveReadOfMnemosState(t *testing.T) {
 		{moved, "grep -r x /srv/www", ""},
 		{moved, "rg x /srv/www", ""},
 		{moved, "grep -r x ~/mhx", ""},
+		{g, "grep -d skip x ~/.local/state", ""},
 	} {
 		h, hit := tc.g.Check(cmd(tc.line), "/home/u/proj")
 		switch {
