@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/approvals"
@@ -19,6 +20,8 @@ import (
 type Reach struct {
 	Path  string `json:"path"`
 	Write bool   `json:"write,omitempty"`
+	// Socket: Path is a socket file to connect to (a container engine's).
+	Socket bool `json:"socket,omitempty"`
 	// Policy is the line that would grant it to every run.
 	Policy string `json:"policy"`
 }
@@ -45,11 +48,17 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 			outside = append(outside, n)
 		}
 	}
-	if len(outside) == 0 && !wsIsHome {
+	sockets := engineSockets(dec, g.getenv)
+	signals := signalsOut(dec)
+	if len(outside) == 0 && len(sockets) == 0 && signals == "" && !wsIsHome {
 		return
 	}
 	st := g.sandboxStatus()
 	if !st.Enforced {
+		return
+	}
+	if signals != "" && st.ABI >= 6 {
+		*dec = deny(*dec, "sandbox", signals+": the sandbox keeps signals inside it (Landlock scoping), so it cannot reach processes started elsewhere, and no policy changes that; run it yourself, outside mnemos")
 		return
 	}
 	sb, err := g.sandboxSpec(req, *dec, RunOptions{})
@@ -77,6 +86,13 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 			p = f.Grant
 		}
 		reach = append(reach, Reach{Path: p, Write: f.Need.Write, Policy: f.Line})
+	}
+	for _, sock := range sockets {
+		if slices.Contains(sb.spec.Sockets, sock) {
+			continue
+		}
+		reach = append(reach, Reach{Path: sock, Socket: true,
+			Policy: "the sandbox hides the socket " + sock + " (whoever reaches a container engine's socket controls the machine); to allow it, add to your user policy: sandbox: {sockets: [" + sock + "]}"})
 	}
 	if len(reach) == 0 {
 		return
@@ -157,19 +173,84 @@ func namesReach(c *CommandDecision, reach []Reach) bool {
 func describeReach(reach []Reach) string {
 	parts := make([]string, len(reach))
 	for i, r := range reach {
-		verb := "read "
-		if r.Write {
-			verb = "write "
-		}
-		parts[i] = verb + r.Path
+		parts[i] = r.verb() + " " + r.Path
 	}
 	return strings.Join(parts, ", ")
+}
+
+func (r Reach) verb() string {
+	switch {
+	case r.Socket:
+		return "connect to"
+	case r.Write:
+		return "write"
+	}
+	return "read"
+}
+
+// engineSockets are the sockets of the container engines the commands
+// run (docker, podman, nerdctl, their compose tools): DOCKER_HOST's or
+// CONTAINER_HOST's unix socket, else the engine's usual one, when it
+// exists.
+func engineSockets(dec *Decision, getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&os.ModeSocket != 0 && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, c := range dec.Commands {
+		switch c.Command.Name() {
+		case "docker", "docker-compose", "nerdctl":
+			if h, ok := strings.CutPrefix(getenv("DOCKER_HOST"), "unix://"); ok {
+				add(h)
+				continue
+			}
+			add("/var/run/docker.sock")
+			add("/run/docker.sock")
+		case "podman", "podman-compose":
+			if h, ok := strings.CutPrefix(getenv("CONTAINER_HOST"), "unix://"); ok {
+				add(h)
+				continue
+			}
+			if d := getenv("XDG_RUNTIME_DIR"); d != "" {
+				add(filepath.Join(d, "podman", "podman.sock"))
+			}
+			add("/run/podman/podman.sock")
+		}
+	}
+	return out
+}
+
+// signalsOut names a command that signals processes by name or by a
+// process id written out (pkill, killall, kill 1234), which the sandbox's
+// signal scoping keeps from reaching anything started outside it; a kill
+// of a job or of $! (a process the script started) stays inside.
+func signalsOut(dec *Decision) string {
+	for _, c := range dec.Commands {
+		switch name := c.Command.Name(); name {
+		case "pkill", "killall", "skill", "slay":
+			return name
+		case "kill":
+			for _, w := range c.Command.Argv[1:] {
+				v := w.Value
+				if !w.Dynamic && v != "" && v[0] >= '0' && v[0] <= '9' && strings.Trim(v, "0123456789") == "" {
+					return "kill " + v
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // reachOptions adds the reaches of an allowed request to the sandbox's
 // options: the paths its approval or grants let this run read or write.
 func reachOptions(o *sandbox.Options, dec Decision) {
 	for _, r := range dec.Reach {
+		if r.Socket {
+			o.Sockets = append(o.Sockets, r.Path)
+			continue
+		}
 		if r.Write {
 			o.ExtraWrite = append(o.ExtraWrite, r.Path)
 		} else {
@@ -184,11 +265,7 @@ func reachOptions(o *sandbox.Options, dec Decision) {
 func reachLines(reach []Reach) []string {
 	var out []string
 	for _, r := range reach {
-		verb := "read"
-		if r.Write {
-			verb = "write"
-		}
-		out = append(out, approvals.Printable("outside the sandbox: approving lets this run "+verb+" "+r.Path+"; "+r.Policy))
+		out = append(out, approvals.Printable("outside the sandbox: approving lets this run "+r.verb()+" "+r.Path+"; "+r.Policy))
 	}
 	return out
 }
@@ -240,4 +317,12 @@ func decisionNeeds(req Request, dec *Decision) []sandbox.Need {
 		}
 	}
 	return needs
+}
+
+// getenv reads a variable of the environment the command inherits.
+func (g *Gate) getenv(k string) string {
+	if g.cfg.Environ == nil {
+		return ""
+	}
+	return envValue(g.cfg.Environ(), k)
 }

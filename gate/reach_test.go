@@ -3,13 +3,16 @@ package gate
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
 // TestSecurityNothingAskedThatCannotRun: a request that needs a path no
@@ -76,5 +79,42 @@ func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 	// The approval let that run reach that path, and no other run.
 	if d := f.decideDry(t, "cat", secret); d.Outcome != policy.Ask {
 		t.Errorf("after the one-shot approval: %s, want ask again", d.Outcome)
+	}
+}
+
+// TestSecurityEnginesAndSignalsDecidedWithTheSandbox: a container
+// engine's socket is hidden from sandboxed commands, so docker asks (at
+// full too), its card names the policy line, and its approval lets that
+// run reach the socket; pkill, killall and kill of a process id written
+// out cannot reach anything outside the sandbox (signal scoping) and are
+// denied up front, while kill of the script's own $! is left as decided.
+func TestSecurityEnginesAndSignalsDecidedWithTheSandbox(t *testing.T) {
+	requireLandlock(t, 6)
+	f := newSandboxFixture(t, "level: full\nrules:"+sandboxRules+"  - {name: engines, action: allow, command: {argv_prefix: [docker]}}\n  - {name: signals, action: allow, command: {argv_prefix: [kill]}}\n  - {name: pkill, action: allow, command: {argv_prefix: [pkill]}}\n", "")
+	sock := filepath.Join(f.out, "docker.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	env := []string{"PATH=/usr/bin:/bin", "DOCKER_HOST=unix://" + sock}
+	f.g.cfg.Environ = func() []string { return env }
+	d := f.decideDry(t, "docker", "ps")
+	if d.Outcome != policy.Ask || len(d.Reach) != 1 || !d.Reach[0].Socket || d.Reach[0].Path != sock || !strings.Contains(d.Reach[0].Policy, "sandbox: {sockets: ["+sock+"]}") {
+		t.Errorf("docker ps: %s (%s), reach %+v; want ask naming the socket", d.Outcome, d.Reason, d.Reach)
+	}
+	var o sandbox.Options
+	d.Outcome = policy.Allow
+	reachOptions(&o, d)
+	if !slices.Contains(o.Sockets, sock) {
+		t.Errorf("an approved docker run does not get its socket: %+v", o.Sockets)
+	}
+	for _, argv := range [][]string{{"pkill", "-f", "gradle"}, {"kill", "1234"}, {"kill", "-9", "1"}} {
+		if d := f.decideDry(t, argv...); d.Outcome != policy.Deny || d.BlockedBy != "sandbox" {
+			t.Errorf("%v: %s (%s), want deny by the sandbox", argv, d.Outcome, d.Reason)
+		}
+	}
+	if d := f.decideDry(t, "bash", "-c", "sleep 9 & kill $!"); d.Outcome == policy.Deny {
+		t.Errorf("kill $!: %s (%s), want it left as decided", d.Outcome, d.Reason)
 	}
 }
