@@ -256,21 +256,24 @@ func (g *Gate) HoldApproval(ctx context.Context, req Request, dec Decision, mode
 	if every <= 0 {
 		every = 250 * time.Millisecond
 	}
-	st, err := g.Store(ctx)
+	// The hold ends when ctx does; a look at the state already begun is
+	// not cut short by it.
+	sctx := context.WithoutCancel(ctx)
+	st, err := g.Store(sctx)
 	if err != nil {
 		return dec, err
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		p, err := st.Get(ctx, dec.Approval.Token)
+		p, err := st.Get(sctx, dec.Approval.Token)
 		if err != nil {
 			return dec, &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 		}
 		switch p.StatusAt(g.cfg.Now()) {
 		case approvals.StatusApproved:
 			mode.SpendTicket = true
-			return g.Decide(context.WithoutCancel(ctx), req, mode)
+			return g.Decide(sctx, req, mode)
 		case approvals.StatusRejected, approvals.StatusCancelled:
 			return deny(dec, "approval", "approval "+p.Token+" was rejected"), nil
 		case approvals.StatusExpired:
