@@ -126,3 +126,11 @@ func revokeSessionRule(a *app, id int64) error {
 	fmt.Fprintf(a.io.out, "revoked session rule %s: allow %s\n", r.Label(), sessionRuleWords(r))
 	return nil
 }
+
+// printRememberLines is printChoices on the lines mnemos speaks on
+// stderr: "mnemos: remember: ..." each.
+func printRememberLines(w io.Writer, p approvals.Pending) {
+	for _, l := range gate.RememberChoices(p) {
+		fmt.Fprintln(w, "mnemos: remember: "+oneLine(l))
+	}
+}

@@ -108,6 +108,7 @@ func printPending(a *app, d gate.Decision) {
 		fmt.Fprintf(a.io.err, "mnemos: %s\n", l)
 	}
 	if d.Approval != nil {
+		printRememberLines(a.io.err, *d.Approval)
 		fmt.Fprintf(a.io.err, "mnemos: approval required: %s; approve with: mnemos approvals approve %s\n", d.Approval.Token, d.Approval.Token)
 	}
 }
