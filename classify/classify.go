@@ -533,7 +533,7 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 		c.raise(Ask, "writes a file that runs code later (a git hook, git's configuration, a shell startup file, a tool's hooks or tasks, autostart, cron, a PATH directory)")
 	}
-	if showsEnvironment(cmd, c.ownKeys()) {
+	if showsEnvironment(cmd, inheritedKeys(cmd, c.ownKeys())) {
 		c.Accesses = append(c.Accesses, Access{Capability: FSRead, Target: EnvironmentTarget})
 		if c.Verb == "compute" {
 			c.Verb = "read"
@@ -650,6 +650,24 @@ func showsEnvironment(cmd shellparse.Command, own []string) bool {
 		}
 	}
 	return false
+}
+
+// inheritedKeys keeps of keys those the command's words take from the
+// environment it was given, unchanged: named in Command.EnvRefs and not
+// set for it (env NAME=…, an assignment before it, an export in the
+// script), where the parser cannot tell what they hold.
+func inheritedKeys(cmd shellparse.Command, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if !slices.Contains(cmd.EnvRefs, k) {
+			continue
+		}
+		if slices.ContainsFunc(cmd.Assigns, func(a string) bool { return strings.HasPrefix(a, k+"=") }) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // secretVarRef reports a word's source text that expands a variable whose
