@@ -407,6 +407,13 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
 		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound,
 		Sandbox: sandboxOf(req), Writable: writableTrees(ws)}
+	var wiringList []string
+	wiring := func() []string {
+		if wiringList == nil {
+			wiringList = g.wiringFiles(ws)
+		}
+		return wiringList
+	}
 	worst := -1
 	for i, cmd := range script.Commands {
 		cd := &dec.Commands[i]
@@ -457,6 +464,10 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				// it too, but a command checked for a hook runs outside.
 				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"
 				cd.Reason = "guard: names mnemos's audit key " + key + " (self-tamper: whoever reads it can rewrite the audit log unnoticed)"
+			}
+			if f, ok := unwiresAgent(&det.result, wiring); ok && !vaglio.NoExec(cmd) {
+				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"
+				cd.Reason = "guard: writes " + f + ", an agent's hook settings that route its commands through mnemos (self-tamper: would unwire the gate)"
 			}
 			if cd.Outcome == policy.Allow && dirs.afterCdpath(i) {
 				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, "parse", "CDPATH may take a cd NAME before it to another directory than NAME below this one"
