@@ -67,6 +67,7 @@ type CLI struct {
 	Hook       HookCmd       `cmd:"" help:"Put mnemos in front of an agent's tools: mnemos hook install AGENT wires it, mnemos hook doctor proves it works; the agent runs mnemos hook AGENT."`
 	Channels   ChannelsCmd   `cmd:"" help:"Pair your account on a channel's bot with your identity."`
 	Serve      ServeCmd      `cmd:"" help:"Serve the approvals page on a loopback address, run the channels' bots and retries, sweep expired requests."`
+	Doctor     DoctorCmd     `cmd:"" help:"Same as mnemos hook doctor: is every agent found wired to this mnemos, does it block what it should, and do the policy, state, audit log and sandbox work. Exit 1 when protection is not active."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, the commit it was built from and the Go release."`
 }
 
