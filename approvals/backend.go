@@ -90,4 +90,3 @@ type Backend interface {
 }
 
 var _ Backend = (*Store)(nil)
-
