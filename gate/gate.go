@@ -407,6 +407,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
 		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound,
 		Sandbox: sandboxOf(req), Writable: writableTrees(ws)}
+	stateFiles, stateDirs := g.stateSecrets()
 	var wiringList []string
 	wiring := func() []string {
 		if wiringList == nil {
@@ -458,12 +459,14 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			det.result = res
 			cd.Policy = &det.result
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
-			if key, ok := namesAuditKey(&det.result, audit.KeyPath(g.cfg.Paths.AuditFile)); ok {
-				// Whoever reads the key can rewrite the audit log with
-				// MACs that verify; under mnemos run the sandbox refuses
-				// it too, but a command checked for a hook runs outside.
+			if key, ok := namesStateSecret(&det.result, stateFiles, stateDirs); ok {
+				// Whoever reads the audit key can rewrite the audit log
+				// with MACs that verify, and the state database and hook
+				// tickets hold the tokens that let a request through;
+				// under mnemos run the sandbox refuses them too, but a
+				// command checked for a hook runs outside.
 				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"
-				cd.Reason = "guard: names mnemos's audit key " + key + " (self-tamper: whoever reads it can rewrite the audit log unnoticed)"
+				cd.Reason = "guard: names mnemos's state " + key + " (self-tamper: the audit key rewrites the log unnoticed, the state database and hook tickets hold the tokens that let requests through)"
 			}
 			if f, ok := unwiresAgent(&det.result, wiring); ok && !vaglio.NoExec(cmd) {
 				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"

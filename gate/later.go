@@ -3,6 +3,8 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"io/fs"
 	"os"
@@ -240,21 +242,42 @@ func ownTerminals() []string {
 	return out
 }
 
-// namesAuditKey reports an access of the result that names the audit key:
-// the file itself, or a glob that may match it.
-func namesAuditKey(res *policy.Result, key string) (string, bool) {
+// namesStateSecret reports an access of the result that names one of
+// mnemos's state files whose content is a credential (files: the audit
+// key, the state database and its journals, which hold approval tokens)
+// or lies in a directory of them (dirs: the hook tickets): the file
+// itself, a path below such a directory, or a glob that may match one.
+func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 	for _, a := range res.Accesses {
 		if a.Dynamic || !strings.HasPrefix(string(a.Capability), "fs:") {
 			continue
 		}
-		if a.Target == key {
-			return a.Target, true
-		}
-		if a.Glob {
-			if ok, err := filepath.Match(a.Target, key); ok || err != nil {
+		for _, f := range files {
+			if a.Target == f {
 				return a.Target, true
+			}
+			if a.Glob {
+				if ok, err := filepath.Match(a.Target, f); ok || err != nil {
+					return a.Target, true
+				}
+			}
+		}
+		for _, d := range dirs {
+			if classify.Within(d, a.Target) {
+				return a.Target, true
+			}
+			if a.Glob {
+				if ok, err := filepath.Match(a.Target, filepath.Join(d, "x")); ok || err != nil {
+					return a.Target, true
+				}
 			}
 		}
 	}
 	return "", false
+}
+
+// stateSecrets are the files and directories namesStateSecret looks for.
+func (g *Gate) stateSecrets() (files, dirs []string) {
+	db := g.cfg.Paths.DBFile
+	return []string{audit.KeyPath(g.cfg.Paths.AuditFile), db, db + "-wal", db + "-shm", db + "-journal"}, []string{g.hookTicketDir()}
 }

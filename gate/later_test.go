@@ -76,8 +76,18 @@ func TestSecurityAuditKeyIsNeverRead(t *testing.T) {
 		{"cat " + filepath.Dir(key) + "/audit.k*", policy.Deny},
 		{"base64 " + key, policy.Deny},
 		{"cat " + f.g.cfg.Paths.AuditFile, policy.Allow},
+		// The state database and the hook tickets hold the tokens that
+		// let a request through.
+		{"cat " + f.g.cfg.Paths.DBFile, policy.Deny},
+		{"strings " + f.g.cfg.Paths.DBFile + "-wal", policy.Deny},
+		{"cp " + filepath.Dir(f.g.cfg.Paths.DBFile) + "/state.d? /tmp/x", policy.Deny},
+		{"ls " + f.g.hookTicketDir(), policy.Deny},
+		{"cat " + f.g.hookTicketDir() + "/*", policy.Deny},
 	} {
-		d, err := f.g.Decide(context.Background(), f.req("bash", "-c", tc.cmd), Mode{DryRun: true})
+		req := f.req("bash", "-c", tc.cmd)
+		// As a hook that cannot route the command into mnemos run asks.
+		req.Unsandboxed = true
+		d, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}
