@@ -165,9 +165,29 @@ func (c *checker) scan(cands []candidate, what, detail string, reading bool) boo
 }
 
 // sedFileGaps puts a space between a sed command that names a file and
-// the file, so that the path in "w/home/u/x" is seen as one.
-func sedFileGaps() *strings.Replacer {
-	return strings.NewReplacer("w/", "w /", "r/", "r /", "W/", "W /", "R/", "R /", "w~", "w ~", "r~", "r ~")
+// the file, so that the path in "w/home/u/x" is seen as one: "w/", "r/",
+// "W/", "R/", "w~" and "r~" become "w /" and so on, left to right. A
+// script with none is returned as it is, without allocating.
+func sedFileGaps(s string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is in b
+	for i := 0; i+1 < len(s); i++ {
+		c, next := s[i], s[i+1]
+		if (c == 'w' || c == 'r') && (next == '/' || next == '~') || (c == 'W' || c == 'R') && next == '/' {
+			if done == 0 {
+				b.Grow(len(s) + 4)
+			}
+			b.WriteString(s[done : i+1])
+			b.WriteByte(' ')
+			done = i + 1
+			i++ // the separator is no command letter
+		}
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // literalPaths marks candidates as literal: a script's regular
@@ -207,7 +227,7 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 				// and W, with or without a space ("w/path"); the paths
 				// are judged as written to, whatever sed does otherwise.
 				cds := append(buf[:0], c.argCandidates(i, w)...)
-				cds = c.r.embeddedCandidates(sedFileGaps().Replace(w.Value), cds)
+				cds = c.r.embeddedCandidates(sedFileGaps(w.Value), cds)
 				if !c.scan(literalPaths(cds), what, "", false) {
 					return false
 				}

@@ -254,3 +254,18 @@ func FuzzEmbedded(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSedFileGaps: the gaps put in a sed script in place are those
+// strings.Replacer puts in.
+func FuzzSedFileGaps(f *testing.F) {
+	long := strings.NewReplacer("w/", "w /", "r/", "r /", "W/", "W /", "R/", "R /", "w~", "w ~", "r~", "r ~")
+	for _, s := range []string{"", "w", "w/", "s/a/b/w/etc/x", "1w/tmp/o", "rr/x", "ww/", "w/r/", "w~/.ssh/k", "W~/x",
+		"R/etc/passwd", "/w/", "s/x/y/gw /tmp/f", "ê w/ü", "1r~/.bashrc;w/t", "w//", "r~~"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := sedFileGaps(s), long.Replace(s); got != want {
+			t.Fatalf("sedFileGaps(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
