@@ -191,13 +191,16 @@ type CommandDecision struct {
 
 // Decision is the verdict on a whole request.
 type Decision struct {
-	Outcome   policy.Outcome    `json:"decision"`
-	Reason    string            `json:"reason"`
-	BlockedBy string            `json:"blocked_by"`
-	DecidedBy string            `json:"decided_by"`
-	Level     string            `json:"level"`
-	Policy    string            `json:"policy"`
-	Workspace string            `json:"workspace"`
+	Outcome   policy.Outcome `json:"decision"`
+	Reason    string         `json:"reason"`
+	BlockedBy string         `json:"blocked_by"`
+	DecidedBy string         `json:"decided_by"`
+	Level     string         `json:"level"`
+	Policy    string         `json:"policy"`
+	Workspace string         `json:"workspace"`
+	// Sandboxed says the decision is for a command that runs under mnemos
+	// run's sandbox (false: Request.Unsandboxed, a hook runs it itself).
+	Sandboxed bool              `json:"sandboxed"`
 	Commands  []CommandDecision `json:"commands"`
 	// Approval is the pending request created (or reused) for an ask.
 	Approval *approvals.Pending `json:"approval,omitempty"`
@@ -343,7 +346,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		src += " + " + g.cfg.Extra.Source
 	}
 	ws := Workspace(req.Cwd)
-	dec := Decision{Outcome: policy.Deny, Level: lvl.String(), Policy: src, Workspace: ws}
+	dec := Decision{Outcome: policy.Deny, Level: lvl.String(), Policy: src, Workspace: ws, Sandboxed: !req.Unsandboxed}
 	if len(req.Argv) == 0 {
 		return judged{deny(dec, "parse", "empty command"), nil, nil}
 	}

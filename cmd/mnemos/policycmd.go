@@ -75,6 +75,11 @@ func printDecision(w io.Writer, d gate.Decision) {
 	}
 	fmt.Fprintf(w, "level: %s (policy: %s)\n", d.Level, oneLine(d.Policy))
 	fmt.Fprintf(w, "workspace: %s\n", oneLine(d.Workspace))
+	if d.Sandboxed {
+		fmt.Fprintln(w, "sandboxed: yes (decided as mnemos run runs it, under the sandbox)")
+	} else {
+		fmt.Fprintln(w, "sandboxed: no (decided for a command that runs outside mnemos's sandbox)")
+	}
 	for i, c := range d.Commands {
 		fmt.Fprintf(w, "command %d: %s\n", i+1, oneLine(c.Text))
 		if len(c.Command.Context) > 0 {
