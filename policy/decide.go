@@ -169,7 +169,8 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl classify.C
 			c := Table(in.Level, a.Capability)
 			res.Accesses[i] = AccessResult{Access: a, Cell: c}
 			if v, ok := p.EstimateCost(a); ok {
-				res.Accesses[i].Cost = &v
+				cost := v // only an estimated access's cost is allocated
+				res.Accesses[i].Cost = &cost
 			}
 			res.Cell = stricterCell(res.Cell, c)
 		}
