@@ -126,13 +126,24 @@ func (g *Gate) noSubtree() []string {
 }
 
 // resolveExisting follows the symlinks of the longest part of p that
-// exists and joins the rest to it.
-func resolveExisting(p string) string {
+// exists, a dangling one included (writing through it creates what it
+// points to), and joins the rest to it.
+func resolveExisting(p string) string { return resolveFrom(p, 0) }
+
+func resolveFrom(p string, depth int) string {
+	const maxLinks = 40
 	rest := ""
 	for dir := p; ; {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		} else if !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(dir); err == nil {
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				return filepath.Join(real, rest)
+			}
+			if to, err := os.Readlink(dir); err == nil && depth < maxLinks {
+				if !filepath.IsAbs(to) {
+					to = filepath.Join(filepath.Dir(dir), to)
+				}
+				return resolveFrom(filepath.Join(to, rest), depth+1)
+			}
 			return filepath.Join(dir, rest)
 		}
 		parent := filepath.Dir(dir)
@@ -142,4 +153,39 @@ func resolveExisting(p string) string {
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = parent
 	}
+}
+
+// A grant names paths as they are written; the filesystem may lead
+// elsewhere. A symlink inside a granted directory (created before, or by
+// a command the grant let through) would carry a write covered by the
+// grant to wherever it points: under mnemos run the sandbox refuses
+// that, but a command checked for a hook runs outside it. So a path
+// grant covers a target only while the target, its symlinks followed,
+// is still what the grant names.
+
+// grantReaches reports whether a grant on pattern still covers target
+// once the symlinks on the target's way are followed: a target with none
+// is covered as written; one that leads elsewhere only when where it
+// leads matches the pattern too (as written, or with the pattern's own
+// symlinks followed).
+func grantReaches(pattern, target string) bool {
+	if !filepath.IsAbs(target) {
+		return true // a host, a recipient: no path to follow
+	}
+	real := resolveExisting(filepath.Clean(target))
+	if real == filepath.Clean(target) {
+		return true
+	}
+	if policy.MatchTarget(pattern, real) {
+		return true
+	}
+	base, tree := strings.CutSuffix(pattern, "/**")
+	if strings.ContainsAny(base, "*?[") || !filepath.IsAbs(base) {
+		return false
+	}
+	realBase := resolveExisting(base)
+	if tree {
+		return policy.MatchTarget(realBase+"/**", real)
+	}
+	return realBase == real
 }
