@@ -43,8 +43,9 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	ws := dec.Workspace
 	wsIsHome := home != "" && (ws == filepath.Clean(home) || classify.Within(ws, home))
 	var outside []sandbox.Need
+	trees := writableTrees(ws)
 	for _, n := range decisionNeeds(req, dec) {
-		if !inSandbox(n, ws) {
+		if !inSandbox(n, trees) {
 			outside = append(outside, n)
 		}
 	}
@@ -110,14 +111,14 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 }
 
 // inSandbox reports a need the default sandbox grants whatever the
-// policy says: in the workspace or a temp directory, or a read of the
-// system's directories.
-func inSandbox(n sandbox.Need, ws string) bool {
+// policy says: in the workspace or a temp directory (trees, the
+// workspace's writableTrees), or a read of the system's directories.
+func inSandbox(n sandbox.Need, trees []string) bool {
 	if n.Path == "" {
 		return true
 	}
 	p := filepath.Clean(n.Path)
-	for _, d := range writableTrees(ws) {
+	for _, d := range trees {
 		if classify.Within(d, p) {
 			return true
 		}
