@@ -155,6 +155,9 @@ type Pending struct {
 	Recurrence int `json:"recurrence"`
 	// CancelReason is why the requester withdrew a cancelled request.
 	CancelReason string `json:"cancel_reason,omitempty"`
+	// Host is the machine the request was parked on, when the state is
+	// shared by several (empty for the SQLite store, which serves one).
+	Host string `json:"host,omitempty"`
 }
 
 // Requester returns the identity the request was made for.
@@ -221,9 +224,13 @@ func RequestKey(k KeyInput) string {
 // normToken trims and lowercases a typed token.
 func normToken(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
 
-func (s *Store) newToken() (string, error) {
+func (s *Store) newToken() (string, error) { return NewToken(s.rand) }
+
+// NewToken reads an approval token from r: 128 bits as 26 characters of
+// lowercase base32. Every Backend makes its tokens with it.
+func NewToken(r io.Reader) (string, error) {
 	b := make([]byte, tokenBytes)
-	if _, err := io.ReadFull(s.rand, b); err != nil {
+	if _, err := io.ReadFull(r, b); err != nil {
 		return "", fmt.Errorf("generate token: %w", err)
 	}
 	return tokenEncoding.EncodeToString(b), nil
@@ -392,6 +399,9 @@ type ListOptions struct {
 	IncludeResolved bool
 	// Limit caps the result: 0 means DefaultListLimit, negative means no cap.
 	Limit int
+	// Fleet lists the requests of every host sharing the state, not only
+	// this one's; a store that serves one host has only its own.
+	Fleet bool
 }
 
 // List returns requests newest first: by default only those still open at

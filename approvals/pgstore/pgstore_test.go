@@ -1,0 +1,48 @@
+package pgstore_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/approvals/approvalstest"
+	"github.com/mnemos-dev/mnemos/approvals/pgstore"
+	"github.com/mnemos-dev/mnemos/approvals/pgstore/pgtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+// newDB creates a migrated database and returns its DSN.
+func newDB(t *testing.T) (*pgtest.Server, string) {
+	t.Helper()
+	srv := pgtest.Shared(t)
+	dsn := srv.DSN(srv.NewDatabase(t))
+	if _, err := pgstore.Migrate(context.Background(), dsn, ""); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return srv, dsn
+}
+
+func open(t testing.TB, dsn, host string) *pgstore.Store {
+	t.Helper()
+	s, err := pgstore.Open(context.Background(), dsn, pgstore.Options{Host: host})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestConformance runs the backend conformance suite on PostgreSQL, every
+// handle as the same host.
+func TestConformance(t *testing.T) {
+	approvalstest.Run(t, func(t *testing.T) approvalstest.Opener {
+		_, dsn := newDB(t)
+		return func(t testing.TB) approvals.Backend { return open(t, dsn, "host-a") }
+	})
+}
