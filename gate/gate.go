@@ -398,6 +398,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	scorer := g.scorer()
 	grants := &lazyGrants{g: g}
 	now := g.cfg.Now()
+	sess := &sessionRules{g: g, channel: req.Channel, sender: req.Sender, session: req.Session, now: now}
 
 	dec.Outcome = policy.Allow
 	n := len(script.Commands)
@@ -443,6 +444,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				cl = &c
 			}
 			res, err := evaluate(ctx, g.cfg.Policy, in, cl, grants, cd, explain)
+			if err == nil {
+				res, _, err = sess.apply(ctx, in, cl, res, cd, explain)
+			}
 			if err != nil {
 				dec.Commands = dec.Commands[:i]
 				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
@@ -566,7 +570,11 @@ func (l *lazyGrants) CoveringGrant(ctx context.Context, channel, sender string, 
 	if err != nil {
 		return policy.Grant{}, false, err
 	}
-	return st.CoveringGrant(ctx, channel, sender, c, target, session, now)
+	gr, ok, err := st.CoveringGrant(ctx, channel, sender, c, target, session, now)
+	if ok && !grantReaches(gr.Target, target) {
+		return policy.Grant{}, false, nil
+	}
+	return gr, ok, err
 }
 
 // record writes the policy.decision event.
@@ -672,6 +680,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 	}
 	np := g.newPending(req, *dec)
 	np.Details.Bound, np.Details.Pin = describeFacts(req.bound.get()), req.bound.pin()
+	np.Details.Remember = rememberItems(dec, req.bound)
 	p, err := st.CreatePending(ctx, np, now, g.cfg.Policy.ApprovalTTL)
 	if err != nil {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
