@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net/mail"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -31,15 +32,20 @@ const (
 //	    timeout: 5s                     # default 5s, at most 60s
 //	  - name: pocket
 //	    telegram: {token_file: /home/me/.config/mnemos/bot.token, chat_id: 123456789}
+//	  - name: mail
+//	    email: {smtp: smtp.example.com:587, from: mnemos@example.com, to: me@example.com,
+//	            password_file: /home/me/.config/mnemos/smtp.password, starttls: true}
 //
-// A channel has exactly one of command, webhook and telegram. A command's
+// A channel has exactly one of command, webhook, telegram and email. A command's
 // program is a bare name, looked up in a fixed system PATH, or an absolute
 // path; never a relative path, which would resolve against the workspace.
 // A webhook is an http or https URL; with secret_file each POST carries a
 // Mnemos-Signature header (HMAC-SHA256 of TIMESTAMP.BODY under the file's
 // content). A telegram channel is a bot that mnemos serve runs: the bot
 // token comes from token_file or from the environment variable token_env,
-// never from the policy itself.
+// never from the policy itself. An email channel is sent by mnemos serve
+// too: the card as a short plain-text message with links to its approvals
+// page; the SMTP password comes from password_file, never from the policy.
 //
 // Only the system and user layers may define channels: a project policy is
 // written by whoever controls the repository, and a channel of its own
@@ -52,6 +58,7 @@ type Channel struct {
 	// SecretFile holds the key a webhook's POSTs are signed with.
 	SecretFile string        `json:"secret_file,omitempty"`
 	Telegram   *Telegram     `json:"telegram,omitempty"`
+	Email      *Email        `json:"email,omitempty"`
 	Timeout    time.Duration `json:"timeout"`
 	Layer      Layer         `json:"layer,omitempty"`
 	Pos        Pos           `json:"pos"`
@@ -73,11 +80,34 @@ type Telegram struct {
 // DefaultTelegramAPI is the Bot API's base URL.
 const DefaultTelegramAPI = "https://api.telegram.org"
 
-// Kind is "command", "webhook" or "telegram".
+// Email is a channel's mail account: mnemos serve sends each card from it
+// through an SMTP server.
+type Email struct {
+	// SMTP is the server's HOST:PORT (587 for submission with STARTTLS).
+	SMTP string `json:"smtp"`
+	// From and To are the sender's and the recipient's addresses (an
+	// address, or a name and an address: "mnemos <me@example.com>").
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Username is the SMTP login; From's address when empty.
+	Username string `json:"username,omitempty"`
+	// PasswordFile holds the SMTP password (absolute path); without it
+	// mnemos does not log in (a relay that needs no login).
+	PasswordFile string `json:"password_file,omitempty"`
+	// StartTLS upgrades the connection before anything is sent, and a
+	// server that does not offer it is a failure, never a fall-back to
+	// plain text. It defaults to true; false is for a relay on this
+	// machine (a password is then sent only to a loopback address).
+	StartTLS bool `json:"starttls"`
+}
+
+// Kind is "command", "webhook", "telegram" or "email".
 func (c Channel) Kind() string {
 	switch {
 	case c.Telegram != nil:
 		return "telegram"
+	case c.Email != nil:
+		return "email"
 	case c.Webhook != "":
 		return "webhook"
 	}
@@ -85,9 +115,10 @@ func (c Channel) Kind() string {
 }
 
 // Direct reports whether the process that parks a request delivers its
-// card to this channel (a command or a webhook); a telegram channel's bot
-// is mnemos serve's.
-func (c Channel) Direct() bool { return c.Telegram == nil }
+// card to this channel (a command or a webhook). A telegram channel's bot
+// and an email channel's mail are mnemos serve's: the mail's links lead to
+// serve's page, and the password stays in serve's process.
+func (c Channel) Direct() bool { return c.Telegram == nil && c.Email == nil }
 
 var channelName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
@@ -98,7 +129,7 @@ func (d *decoder) channels(n *yaml.Node) []Channel {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		d.errs = append(d.errs, d.errAt(n, "channels must be a list of {name, command, webhook or telegram, timeout}"))
+		d.errs = append(d.errs, d.errAt(n, "channels must be a list of {name, command, webhook, telegram or email, timeout}"))
 		return nil
 	}
 	var out []Channel
@@ -124,7 +155,7 @@ func (d *decoder) channels(n *yaml.Node) []Channel {
 func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 	c := Channel{Timeout: DefaultChannelTimeout, Pos: d.pos(n)}
 	if n.Kind != yaml.MappingNode {
-		return c, nil, d.errAt(n, "expected a channel (a mapping with name and command, webhook or telegram)")
+		return c, nil, d.errAt(n, "expected a channel (a mapping with name and command, webhook, telegram or email)")
 	}
 	var nameAt, cmdAt, secretAt *yaml.Node
 	kinds := 0
@@ -179,6 +210,16 @@ func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 			if cmdAt == nil {
 				cmdAt = k
 			}
+		case "email":
+			em, err := d.email(v)
+			if err != nil {
+				return c, nil, err
+			}
+			c.Email = em
+			kinds++
+			if cmdAt == nil {
+				cmdAt = k
+			}
 		case "timeout":
 			s, err := d.str(v)
 			if err != nil {
@@ -190,16 +231,16 @@ func (d *decoder) channel(n *yaml.Node) (Channel, *yaml.Node, *Error) {
 			}
 			c.Timeout = dur
 		default:
-			return c, nil, d.errAt(k, fmt.Sprintf("unknown key %q in channel (want name, command, webhook, secret_file, telegram or timeout)", k.Value))
+			return c, nil, d.errAt(k, fmt.Sprintf("unknown key %q in channel (want name, command, webhook, secret_file, telegram, email or timeout)", k.Value))
 		}
 	}
 	switch {
 	case nameAt == nil:
 		return c, nil, d.errAt(n, "channel without a name: give it name: (unique in the file)")
 	case kinds == 0:
-		return c, nil, d.errAt(n, fmt.Sprintf("channel %q needs command: (an argv list), webhook: (a URL) or telegram: (a bot)", c.Name))
+		return c, nil, d.errAt(n, fmt.Sprintf("channel %q needs command: (an argv list), webhook: (a URL), telegram: (a bot) or email: (a mail account)", c.Name))
 	case kinds > 1:
-		return c, nil, d.errAt(cmdAt, fmt.Sprintf("channel %q has more than one of command, webhook and telegram; give it one (write a channel for each)", c.Name))
+		return c, nil, d.errAt(cmdAt, fmt.Sprintf("channel %q has more than one of command, webhook, telegram and email; give it one (write a channel for each)", c.Name))
 	case secretAt != nil && c.Webhook == "":
 		return c, nil, d.errAt(secretAt, fmt.Sprintf("channel %q: secret_file signs a webhook's POSTs; this channel has no webhook", c.Name))
 	}
@@ -266,6 +307,119 @@ func (d *decoder) telegram(n *yaml.Node) (*Telegram, *Error) {
 		return nil, d.errAt(n, "telegram needs chat_id: the chat the cards go to")
 	}
 	return tg, nil
+}
+
+// email reads a channel's email: mapping.
+func (d *decoder) email(n *yaml.Node) (*Email, *Error) {
+	const shape = "email must be a mapping: {smtp: HOST:PORT, from: ADDRESS, to: ADDRESS, password_file: PATH, starttls: true}"
+	if n.Kind != yaml.MappingNode {
+		return nil, d.errAt(n, shape)
+	}
+	em := &Email{StartTLS: true}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "smtp":
+			s, err := d.strict(v)
+			if err != nil {
+				return nil, err
+			}
+			if why := hostPortProblem(s); why != "" {
+				return nil, d.errAt(v, fmt.Sprintf("email smtp %q %s", s, why))
+			}
+			em.SMTP = s
+		case "from", "to":
+			s, err := d.strict(v)
+			if err != nil {
+				return nil, err
+			}
+			if why := mailAddressProblem(s); why != "" {
+				return nil, d.errAt(v, fmt.Sprintf("email %s %q %s", k.Value, s, why))
+			}
+			if k.Value == "from" {
+				em.From = s
+			} else {
+				em.To = s
+			}
+		case "username":
+			s, err := d.strict(v)
+			if err != nil {
+				return nil, err
+			}
+			if s == "" || strings.ContainsAny(s, "\r\n\x00") {
+				return nil, d.errAt(v, fmt.Sprintf("email username %q must be one line of text", s))
+			}
+			em.Username = s
+		case "password_file":
+			s, err := d.strict(v)
+			if err != nil {
+				return nil, err
+			}
+			if !filepath.IsAbs(s) {
+				return nil, d.errAt(v, fmt.Sprintf("email password_file %q must be an absolute path", s))
+			}
+			em.PasswordFile = s
+		case "starttls":
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+				return nil, d.errAt(v, fmt.Sprintf("email starttls %q must be true or false", v.Value))
+			}
+			b, err := strconv.ParseBool(strings.ToLower(v.Value))
+			if err != nil {
+				return nil, d.errAt(v, fmt.Sprintf("email starttls %q must be true or false", v.Value))
+			}
+			em.StartTLS = b
+		case "password":
+			return nil, d.errAt(k, "email password: never write the password in a policy; put it in a file only you can read and name it in password_file")
+		default:
+			return nil, d.errAt(k, fmt.Sprintf("unknown key %q in email (want smtp, from, to, username, password_file, starttls)", k.Value))
+		}
+	}
+	switch {
+	case em.SMTP == "":
+		return nil, d.errAt(n, "email needs smtp: the server's HOST:PORT (e.g. smtp.example.com:587)")
+	case em.From == "":
+		return nil, d.errAt(n, "email needs from: the address the cards are sent from")
+	case em.To == "":
+		return nil, d.errAt(n, "email needs to: the address the cards go to")
+	case em.Username != "" && em.PasswordFile == "":
+		return nil, d.errAt(n, "email has a username but no password_file: give the password in a file (never in the policy)")
+	}
+	return em, nil
+}
+
+// hostPortProblem returns why s is not HOST:PORT ("must be HOST:PORT",
+// "has a bad port"), or "". A host that is an IPv6 address is written in
+// brackets ([::1]:25).
+func hostPortProblem(s string) string {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return "must be HOST:PORT, e.g. smtp.example.com:587"
+	}
+	host, port := s[:i], s[i+1:]
+	if strings.HasPrefix(host, "[") != strings.HasSuffix(host, "]") || (!strings.HasPrefix(host, "[") && strings.Contains(host, ":")) {
+		return "must be HOST:PORT (an IPv6 address in brackets: [::1]:25)"
+	}
+	if strings.Trim(host, "[]") == "" || strings.ContainsAny(host, " /@\t\r\n") {
+		return "must be HOST:PORT, e.g. smtp.example.com:587"
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 || !isDecimalInt(port) {
+		return "has a bad port (1 to 65535)"
+	}
+	return ""
+}
+
+// mailAddressProblem returns why s is not one mail address (with or
+// without a name), or "".
+func mailAddressProblem(s string) string {
+	if strings.ContainsAny(s, "\r\n") {
+		return "must be one line"
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || !strings.Contains(a.Address, "@") {
+		return "is not a mail address (me@example.com, or \"Name <me@example.com>\")"
+	}
+	return ""
 }
 
 // channelCommand reads a channel's argv: a non-empty list of strings whose
@@ -371,6 +525,17 @@ func channelsNode(cs []Channel) *yaml.Node {
 				tg.Content = append(tg.Content, plain("api_url"), str(c.Telegram.APIURL))
 			}
 			n.Content = append(n.Content, plain("telegram"), tg)
+		case c.Email != nil:
+			em := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
+			em.Content = append(em.Content, plain("smtp"), str(c.Email.SMTP), plain("from"), str(c.Email.From), plain("to"), str(c.Email.To))
+			if c.Email.Username != "" {
+				em.Content = append(em.Content, plain("username"), str(c.Email.Username))
+			}
+			if c.Email.PasswordFile != "" {
+				em.Content = append(em.Content, plain("password_file"), str(c.Email.PasswordFile))
+			}
+			em.Content = append(em.Content, plain("starttls"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(c.Email.StartTLS)})
+			n.Content = append(n.Content, plain("email"), em)
 		case c.Webhook != "":
 			n.Content = append(n.Content, plain("webhook"), str(c.Webhook))
 			if c.SecretFile != "" {

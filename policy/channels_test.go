@@ -198,3 +198,50 @@ func TestChannelsTelegramAndSecret(t *testing.T) {
 		}
 	}
 }
+
+func TestChannelsEmail(t *testing.T) {
+	p := mustParse(t, `channels:
+  - name: mail
+    email: {smtp: "smtp.example.com:587", from: "mnemos <me@example.com>", to: me@example.com, password_file: /home/me/smtp.password}
+  - name: relay
+    email: {smtp: "[::1]:25", from: me@example.com, to: me@example.com, starttls: false}
+`)
+	em := p.Channels[0].Email
+	want := Email{SMTP: "smtp.example.com:587", From: "mnemos <me@example.com>", To: "me@example.com", PasswordFile: "/home/me/smtp.password", StartTLS: true}
+	if em == nil || *em != want {
+		t.Fatalf("email = %+v, want %+v", em, want)
+	}
+	// Its mail is mnemos serve's, as a bot's cards are.
+	if k := p.Channels[0].Kind(); k != "email" || p.Channels[0].Direct() {
+		t.Errorf("Kind = %q, Direct = %v", k, p.Channels[0].Direct())
+	}
+	if em := p.Channels[1].Email; em.StartTLS || em.SMTP != "[::1]:25" {
+		t.Errorf("relay = %+v", em)
+	}
+	q, err := Parse("formatted.yaml", Format(p))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, Format(p))
+	}
+	if *q.Channels[0].Email != *p.Channels[0].Email || *q.Channels[1].Email != *p.Channels[1].Email {
+		t.Fatalf("round trip changed the channels:\n%s", Format(p))
+	}
+	for _, bad := range []string{
+		"{name: x, email: {from: a@b.c, to: a@b.c}}",
+		"{name: x, email: {smtp: 'h:0', from: a@b.c, to: a@b.c}}",
+		"{name: x, email: {smtp: 'h:99999', from: a@b.c, to: a@b.c}}",
+		"{name: x, email: {smtp: '::1:25', from: a@b.c, to: a@b.c}}",
+		"{name: x, email: {smtp: 'h:25', to: a@b.c}}",
+		"{name: x, email: {smtp: 'h:25', from: nobody, to: a@b.c}}",
+		"{name: x, email: {smtp: 'h:25', from: a@b.c, to: \"a@b.c\\r\\nBcc: e@vil.com\"}}",
+		"{name: x, email: {smtp: 'h:25', from: a@b.c, to: a@b.c, password_file: smtp.password}}",
+		"{name: x, email: {smtp: 'h:25', from: a@b.c, to: a@b.c, password: hunter2}}",
+		"{name: x, email: {smtp: 'h:25', from: a@b.c, to: a@b.c, starttls: 1}}",
+		"{name: x, email: {smtp: 'h:25', from: a@b.c, to: a@b.c}, webhook: 'https://x'}",
+		"{name: x, email: 'smtp://h:25'}",
+		"{name: x, email: {smtp: 'h:25', from: a@b.c, to: a@b.c, username: me}}",
+	} {
+		if _, err := Parse("bad.yaml", []byte("channels:\n  - "+bad+"\n")); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
