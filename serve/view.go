@@ -33,6 +33,8 @@ type cardView struct {
 	Expires   string
 	Own       bool
 	Choices   []choice
+	// CSRF is the session's token the answer form carries.
+	CSRF string
 }
 
 type choice struct{ Value, Label string }
@@ -50,7 +52,9 @@ func (s *Server) view(r *http.Request, sid string) (pageData, error) {
 	d := pageData{Identity: idString(s.cfg.Identity), CSRF: s.sess.csrf(sid)}
 	for _, p := range list {
 		if st := p.StatusAt(now); st == approvals.StatusPending {
-			d.Pending = append(d.Pending, s.card(p, now))
+			c := s.card(p, now)
+			c.CSRF = d.CSRF
+			d.Pending = append(d.Pending, c)
 		} else if len(d.History) < historyLimit {
 			d.History = append(d.History, history(p, st))
 		}

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.HandleFunc("GET /events", s.events)
+	mux.HandleFunc("GET /request/{id}", s.one)
 	mux.HandleFunc("POST /answer", s.answer)
 	mux.HandleFunc("GET /static/app.js", static("text/javascript; charset=utf-8", appJS))
 	mux.HandleFunc("GET /static/style.css", static("text/css; charset=utf-8", styleCSS))
@@ -168,6 +170,110 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// RequestURL is the address of one request's view on the page, with the
+// answer it suggests (approve or reject, or "" for none): what a message
+// on another channel links to. It carries no access token, and opening it
+// resolves nothing: the view asks for the click, which posts the form
+// with the session's CSRF token.
+func RequestURL(addr, token, answer string) string {
+	u := "http://" + addr + "/request/" + url.PathEscape(token)
+	if answer != "" {
+		u += "?answer=" + url.QueryEscape(answer)
+	}
+	return u
+}
+
+// oneData is what the view of one request shows.
+type oneData struct {
+	ID       string
+	Identity string
+	// Suggest is the answer the link suggests: approve, reject or "".
+	Suggest string
+	// Card is the request while it waits; Done once it is answered or
+	// expired; Missing when there is no such request.
+	Card    *cardView
+	Done    *historyView
+	Missing bool
+}
+
+// one shows one request (GET /request/ID?answer=approve|reject), the view
+// a link in a mail opens. Like every GET it changes nothing: the answer
+// is the form's POST to /answer, with the session's CSRF token. A link
+// followed from another site (a webmail) arrives without the session
+// cookie, which is SameSite=Strict; the view then sends the browser on to
+// the same address from the page itself (hop=1), which carries the
+// cookie, and says how to sign in when there is none.
+func (s *Server) one(w http.ResponseWriter, r *http.Request) {
+	id := strings.ToLower(r.PathValue("id"))
+	if !validRequestID(id) {
+		s.plain(w, http.StatusNotFound, "no such request")
+		return
+	}
+	suggest := r.URL.Query().Get("answer")
+	if suggest != "approve" && suggest != "reject" {
+		suggest = ""
+	}
+	sid := s.sess.session(r)
+	if sid == "" {
+		if r.URL.Query().Has("hop") {
+			s.plain(w, http.StatusUnauthorized, "This browser is not signed in to the approvals page. Open the link that `mnemos approvals url` prints (it signs this browser in), then open this link again.")
+			return
+		}
+		next := "/request/" + id + "?hop=1"
+		if suggest != "" {
+			next += "&answer=" + suggest
+		}
+		s.render(w, http.StatusOK, "hop", next)
+		return
+	}
+	d := oneData{ID: id, Identity: idString(s.cfg.Identity), Suggest: suggest}
+	now := s.cfg.Now()
+	p, err := s.cfg.Registry.Get(r.Context(), id)
+	switch {
+	case errors.Is(err, approvals.ErrUnknownToken):
+		d.Missing = true
+	case err != nil:
+		s.cfg.Log.Error("read request", "err", err)
+		s.plain(w, http.StatusInternalServerError, "cannot read the request; see mnemos serve's log")
+		return
+	case p.StatusAt(now) == approvals.StatusPending:
+		c := s.card(p, now)
+		c.CSRF = s.sess.csrf(sid)
+		d.Card = &c
+	default:
+		h := history(p, p.StatusAt(now))
+		d.Done = &h
+	}
+	s.render(w, http.StatusOK, "one", d)
+}
+
+// validRequestID accepts what the registry issues: 26 characters of
+// lowercase base32.
+func validRequestID(id string) bool {
+	if len(id) != 26 {
+		return false
+	}
+	for _, r := range id {
+		if (r < 'a' || r > 'z') && (r < '2' || r > '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// render writes a template of the page as HTML.
+func (s *Server) render(w http.ResponseWriter, code int, name string, data any) {
+	var buf bytes.Buffer
+	if err := s.tmpl().ExecuteTemplate(&buf, name, data); err != nil {
+		s.cfg.Log.Error("render "+name, "err", err)
+		s.plain(w, http.StatusInternalServerError, "cannot render the page")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
 	w.Write(buf.Bytes())
 }
 
