@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/approvals/approvalstest"
 	"github.com/mnemos-dev/mnemos/approvals/pgstore"
@@ -45,4 +47,17 @@ func TestConformance(t *testing.T) {
 		_, dsn := newDB(t)
 		return func(t testing.TB) approvals.Backend { return open(t, dsn, "host-a") }
 	})
+}
+
+func pgtestServer(t *testing.T) *pgtest.Server { return pgtest.Shared(t) }
+
+// poolQuery runs one query returning one row into dest.
+func poolQuery(t *testing.T, dsn, q string, dest ...any) error {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	return c.QueryRow(context.Background(), q).Scan(dest...)
 }
