@@ -11,7 +11,10 @@ import (
 // dirs (absolute), as Check in each of them would. A command whose words
 // cannot name anything outside the directory it runs in, other than
 // through absolute paths, is judged once when every directory is ordinary
-// (see ordinaryDir): the checks then see the same thing from each.
+// (see ordinaryDir): the checks then see the same thing from each, but
+// for fixtureStore, which tells apart directories that lie differently
+// towards the workspace (wsPlace). From those, it is judged once when
+// fixtureStore had nothing to say from the first.
 func (p *Prepared) CheckDirs(cmd shellparse.Command, dirs []string) (Hit, bool) {
 	return p.ForDirs(dirs).Check(cmd)
 }
@@ -23,6 +26,9 @@ type DirChecker struct {
 	p        *Prepared
 	dirs     []string
 	ordinary bool
+	// alike says the ordinary directories also lie alike towards the
+	// workspace (wsPlace).
+	alike bool
 	// clean says every directory is absolute and clean, as a resolver
 	// takes it.
 	clean bool
@@ -34,14 +40,26 @@ func (p *Prepared) ForDirs(dirs []string) DirChecker {
 	for _, d := range dirs {
 		clean = clean && strings.HasPrefix(d, "/") && isClean(d)
 	}
-	return DirChecker{p: p, dirs: dirs, ordinary: len(dirs) > 1 && p.ready && p.allOrdinary(dirs), clean: clean}
+	ordinary := len(dirs) > 1 && p.ready && p.ordinaryDirs(dirs)
+	return DirChecker{p: p, dirs: dirs, ordinary: ordinary, alike: ordinary && p.alikeDirs(dirs), clean: clean}
 }
 
 // Check is CheckDirs.
 func (d DirChecker) Check(cmd shellparse.Command) (Hit, bool) {
 	dirs := d.dirs
 	if d.ordinary && dirNeutral(cmd) {
-		dirs = dirs[:1]
+		if d.alike {
+			dirs = dirs[:1]
+		} else if d.clean {
+			// The first directory's hit is the one every directory in
+			// turn would give; without one, the others are judged alike
+			// unless fixtureStore was asked.
+			out := d.p.g.judgeFrom(d.p, cmd, dirs[0], dirs[0])
+			if out.found || !out.placeRead {
+				return out.hit, out.found
+			}
+			dirs = dirs[1:]
+		}
 	}
 	for _, dir := range dirs {
 		var h Hit
@@ -173,17 +191,29 @@ func neutralText(s string) bool {
 	return other
 }
 
-// allOrdinary reports whether every directory is ordinary.
+// allOrdinary reports whether every directory is ordinary, and all lie
+// alike towards the workspace.
 func (p *Prepared) allOrdinary(dirs []string) bool {
-	place := -1
+	return p.ordinaryDirs(dirs) && p.alikeDirs(dirs)
+}
+
+// ordinaryDirs reports whether every directory is ordinary.
+func (p *Prepared) ordinaryDirs(dirs []string) bool {
 	for _, d := range dirs {
 		if !p.ordinaryDir(d) {
 			return false
 		}
-		// A secret store below the workspace's top is a fixture
-		// (fixtureStore): the same word is one from the workspace's top,
-		// from below it, and from outside it, so the directories must lie
-		// alike.
+	}
+	return true
+}
+
+// alikeDirs reports whether the directories lie alike towards the
+// workspace. A secret store below the workspace's top is a fixture
+// (fixtureStore): the same word is one from the workspace's top, from
+// below it, and from outside it.
+func (p *Prepared) alikeDirs(dirs []string) bool {
+	place := -1
+	for _, d := range dirs {
 		pl := p.wsPlace(d)
 		if pl < 0 || place >= 0 && pl != place {
 			return false
@@ -203,12 +233,16 @@ func (p *Prepared) wsPlace(d string) int {
 	case d == p.ws:
 		return 1
 	}
-	for _, e := range strings.Split(d[len(p.ws)+1:], "/") {
+	for rest := d[len(p.ws)+1:]; ; {
+		e, more, ok := strings.Cut(rest, "/")
 		if privateKeyName(e) {
 			return -1
 		}
+		if !ok {
+			return 2
+		}
+		rest = more
 	}
-	return 2
 }
 
 // ordinaryDir reports a directory from which the guard judges a neutral

@@ -467,6 +467,7 @@ func findPattern(argv []string, i int) bool {
 // sandbox still refuses the read, as it refuses every secret store of the
 // home directory whatever path names it.
 func (c *checker) fixtureStore(r *pathRule, cd candidate) bool {
+	c.out.placeRead = true
 	ws, home := c.ws, c.r.home
 	if ws == "" || ws == "/" || cd.glob || cd.openDir || !strings.HasPrefix(r.pattern, "**/") {
 		return false

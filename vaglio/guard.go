@@ -123,21 +123,31 @@ func (g Guard) check(p *Prepared, cmd shellparse.Command, cwd string) (Hit, bool
 // checkFrom is check, with dir the working directory a resolver uses for
 // cwd (resolverCwd).
 func (g Guard) checkFrom(p *Prepared, cmd shellparse.Command, cwd, dir string) (Hit, bool) {
-	hit, found := g.checkIn(p, cmd, dir)
-	if found || len(cmd.Wrappers) == 0 {
-		return hit, found
+	out := g.judgeFrom(p, cmd, cwd, dir)
+	return out.hit, out.found
+}
+
+// judgeFrom is checkFrom, returning the sink: its hit, and whether a check
+// looked at where a path lies towards the workspace.
+func (g Guard) judgeFrom(p *Prepared, cmd shellparse.Command, cwd, dir string) sink {
+	out := g.checkIn(p, cmd, dir)
+	if out.found || len(cmd.Wrappers) == 0 {
+		return out
 	}
 	for _, dir := range commandDirs(g, cmd, cwd) {
-		if hit, found = g.checkIn(p, cmd, dir); found {
+		placeRead := out.placeRead
+		out = g.checkIn(p, cmd, dir)
+		out.placeRead = out.placeRead || placeRead
+		if out.found {
 			break
 		}
 	}
-	return hit, found
+	return out
 }
 
-// checkIn returns the first hit for cmd run in dir, which is absolute and
-// clean (resolverCwd leaves it as it is).
-func (g Guard) checkIn(p *Prepared, cmd shellparse.Command, dir string) (Hit, bool) {
+// checkIn judges cmd run in dir, which is absolute and clean (resolverCwd
+// leaves it as it is), stopping at the first hit.
+func (g Guard) checkIn(p *Prepared, cmd shellparse.Command, dir string) sink {
 	c := g.newChecker(p, dir)
 	buf := slabs.Get().(*[]candidate)
 	c.pooled = (*buf)[:0]
@@ -147,7 +157,7 @@ func (g Guard) checkIn(p *Prepared, cmd shellparse.Command, dir string) (Hit, bo
 	}
 	clear((*buf)[:cap(*buf)])
 	slabs.Put(buf)
-	return c.out.hit, c.out.found
+	return c.out
 }
 
 // slabs holds candidate slabs between checks: a hit keeps no candidate.
@@ -324,6 +334,10 @@ func workspaceDir(ws string) string {
 type sink struct {
 	hit   Hit
 	found bool
+	// placeRead says fixtureStore was asked about a candidate: the one
+	// check whose answer depends on where the working directory lies
+	// towards the workspace (wsPlace) beyond what ordinaryDir settles.
+	placeRead bool
 }
 
 // add records a hit; it returns false to stop.
