@@ -152,6 +152,10 @@ type Policy struct {
 	// by Merge, the system layer's if it sets one, else the user's: a
 	// project cannot make an agent's hook wait.
 	HookHold time.Duration
+	// State is the state: section (state.go): where approvals and grants
+	// are kept. For a stack built by Merge, the system layer's, else the
+	// user's; never a project's.
+	State State
 
 	// index finds the rules that can match a program name; built by Parse.
 	index *ruleIndex

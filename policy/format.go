@@ -45,6 +45,9 @@ func Format(p *Policy) []byte {
 	if p.HookHold > 0 {
 		root.Content = append(root.Content, plain("hook"), mapping(plain("hold"), plain(formatDuration(p.HookHold))))
 	}
+	if !p.State.IsZero() {
+		root.Content = append(root.Content, plain("state"), stateNode(p.State))
+	}
 	if !p.Sandbox.IsZero() {
 		root.Content = append(root.Content, plain("sandbox"), sandboxNode(p.Sandbox, false))
 	}

@@ -197,6 +197,7 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 	u := m.layer(LayerUser)
 	m.Level, m.Shell, m.ApprovalTTL, m.JudgeThreshold = u.Level, u.Shell, u.ApprovalTTL, u.JudgeThreshold
 	m.HookHold = u.HookHold
+	m.State = stackState(system, u)
 	if system != nil && system.HookHold > 0 {
 		m.HookHold = system.HookHold
 	}
@@ -235,6 +236,7 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 		diags = append(diags, projectRules(upper, project)...)
 		diags = append(diags, projectChannels(project)...)
 		diags = append(diags, projectJudge(project)...)
+		diags = append(diags, projectState(project)...)
 	}
 	sortDiagnostics(diags)
 	return m, diags

@@ -472,13 +472,15 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 		return d.judge(v, p)
 	case "hook":
 		return d.hook(v, p)
+	case "state":
+		return d.state(k, v, p)
 	case "allow", "ask", "deny":
 		act, _ := classify.ParseOutcome(k.Value)
 		p.Rules = append(p.Rules, d.ruleList(v, &act)...)
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
 	default:
-		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, hook, sandbox, rate_limits, costs, channels, profiles, allow, ask, deny or rules)", k.Value))
+		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, hook, state, sandbox, rate_limits, costs, channels, profiles, allow, ask, deny or rules)", k.Value))
 	}
 	return nil
 }
