@@ -31,6 +31,9 @@ type toolSpec struct {
 	// sub=A,B).
 	sub   bool
 	named []string
+	// proj are the subcommands of a program that otherwise runs any code
+	// that only work on the project (catalog flag projsub=A,B).
+	proj []string
 	// gram is how the program reads its options (nil when the catalog
 	// records none); subs, for git, is each subcommand's.
 	gram *grammar
@@ -137,6 +140,11 @@ func parseCatalogLazy(src string) (map[string]toolSpec, error) {
 			case strings.HasPrefix(flag, "sub="):
 				s.sub, s.named = true, strings.Split(strings.TrimPrefix(flag, "sub="), ",")
 				if slices.Contains(s.named, "") {
+					return nil, fmt.Errorf("catalog.txt:%d: empty subcommand in %q", i+1, flag)
+				}
+			case strings.HasPrefix(flag, "projsub="):
+				s.sub, s.proj = true, strings.Split(strings.TrimPrefix(flag, "projsub="), ",")
+				if slices.Contains(s.proj, "") {
 					return nil, fmt.Errorf("catalog.txt:%d: empty subcommand in %q", i+1, flag)
 				}
 			case strings.HasPrefix(flag, "verb="):

@@ -14,3 +14,11 @@ func Subcommand(program, sub string) (ok, named bool) {
 	}
 	return true, slices.Contains(s.named, sub)
 }
+
+// ProjectSubcommand reports a subcommand of a program that otherwise runs
+// any code it is given (bun, deno) that only works on the project: its
+// tests, build or packages (bun test, deno lint; catalog flag projsub).
+func ProjectSubcommand(program, sub string) bool {
+	s, found := catalog()[program]
+	return found && slices.Contains(s.proj, sub)
+}

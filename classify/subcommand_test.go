@@ -26,4 +26,12 @@ func TestSubcommand(t *testing.T) {
 	if _, err := parseCatalog("x exec sub=run,\n"); err == nil {
 		t.Error("an empty name in sub= was accepted")
 	}
+	for _, c := range []struct {
+		program, sub string
+		want         bool
+	}{{"bun", "test", true}, {"bun", "x", false}, {"bun", "run", false}, {"deno", "eval", false}, {"deno", "lint", true}, {"go", "test", false}} {
+		if got := ProjectSubcommand(c.program, c.sub); got != c.want {
+			t.Errorf("ProjectSubcommand(%s, %s) = %v", c.program, c.sub, got)
+		}
+	}
 }

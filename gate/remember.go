@@ -27,7 +27,9 @@ import (
 // What a remembered rule never covers, whatever the person chooses:
 //
 //   - a broad program (shells, interpreters, env, sudo, xargs, find, awk,
-//     npx ...): any prefix of it runs any code;
+//     npx ...): any prefix of it runs any code, except the subcommands the
+//     catalog says only work on the project (bun test, deno lint;
+//     classify.ProjectSubcommand);
 //   - every use of a program: a prefix of its name alone. A command that
 //     was only its name (make) is remembered as exactly that (Exact: an
 //     argc condition), which runs the makefile the pin binds;
@@ -38,7 +40,9 @@ import (
 //     and not after it either, since an argv_prefix allow rule never
 //     covers such words in the rest of the command (policy's
 //     prefixscope.go), nor a variable given to the command that does the
-//     same (PAGER=..., GIT_DIR=...).
+//     same (PAGER=..., GIT_DIR=...). A command holding such an option
+//     after every prefix it could have (go build -o bin/x) is left to
+//     ask: no rule would cover it.
 //
 // The pin. A remembered rule carries the pin of the command approved:
 // the file PATH resolved its program to (and that file's identity when
@@ -202,7 +206,7 @@ func proposePrefix(argv []string, static int) (prefix []string, exact bool, err 
 // remembered rule may not hold: see the comment at the top.
 func checkPrefix(prefix, argv []string) error {
 	name := path.Base(prefix[0])
-	if broadProgram(name) {
+	if broadProgram(name) && (len(prefix) < 2 || !classify.ProjectSubcommand(name, prefix[1])) {
 		return fmt.Errorf("a rule for %s would allow running any code", name)
 	}
 	if len(prefix) == 1 && len(argv) > 1 {
@@ -223,6 +227,11 @@ func checkPrefix(prefix, argv []string) error {
 	}
 	if why := policy.PrefixEscape(prefix); why != "" {
 		return errors.New(why)
+	}
+	if why := policy.TailEscape(argv, len(prefix)); why != "" {
+		// No rule for a prefix covers what follows it here: a rule that
+		// would not cover the command approved is not remembered.
+		return fmt.Errorf("no rule covers it: %s", strings.Replace(why, "after the prefix ", "", 1))
 	}
 	return nil
 }

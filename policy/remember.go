@@ -34,3 +34,19 @@ func PrefixEscape(prefix []string) string {
 func whyInPrefix(why string) string {
 	return strings.Replace(why, " after the prefix", "", 1)
 }
+
+// TailEscape returns why the words of argv after its first n make the
+// program run other code, read another set of files or work elsewhere
+// (go build -o DIR, make test -f other.mk), so that an argv_prefix allow
+// rule for argv[:n] does not cover argv itself (prefixscope.go); "" when
+// none does.
+func TailEscape(argv []string, n int) string {
+	if len(argv) < 2 || n < 1 || n >= len(argv) {
+		return ""
+	}
+	args := make([]shellparse.Word, len(argv)-1)
+	for i, w := range argv[1:] {
+		args[i] = shellparse.Word{Value: w}
+	}
+	return escapingOption(path.Base(argv[0]), args, n-1)
+}

@@ -53,3 +53,23 @@ func TestAddRememberedRules(t *testing.T) {
 		t.Errorf("the exact rule holds no argc condition:\n%s", out)
 	}
 }
+
+func TestTailEscape(t *testing.T) {
+	for _, c := range []struct {
+		argv string
+		n    int
+		want bool
+	}{
+		{"go build -o bin/x ./cmd/x", 2, true},
+		{"go build ./...", 2, false},
+		{"make test -f other.mk", 2, true},
+		{"make -f ci.mk test", 3, false}, // in the prefix: PrefixEscape's
+		{"git commit -m x", 2, false},
+		{"npm run lint --prefix /tmp", 3, true},
+		{"go test", 2, false},
+	} {
+		if got := TailEscape(strings.Fields(c.argv), c.n) != ""; got != c.want {
+			t.Errorf("TailEscape(%s, %d) = %v", c.argv, c.n, got)
+		}
+	}
+}
