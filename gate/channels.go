@@ -19,7 +19,8 @@ import (
 // is reported in dec.Deliveries and changes nothing else: the request
 // stays an ask. Only a failure to write the audit log is an error.
 func (g *Gate) deliver(ctx context.Context, p approvals.Pending, dec *Decision) error {
-	// A telegram channel's bot is mnemos serve's: it sends the card itself.
+	// A telegram channel's bot and an email channel's mail are mnemos
+	// serve's: it sends the card itself (policy.Channel.Direct says why).
 	var chans []policy.Channel
 	for _, c := range g.cfg.Policy.Channels {
 		if c.Direct() {

@@ -74,6 +74,8 @@ type Config struct {
 	Telegram []*Telegram
 	// Webhooks, when set, retries failed webhook deliveries.
 	Webhooks *Retrier
+	// Mailers are the policy's email channels.
+	Mailers []*Mailer
 }
 
 // Server is a running mnemos serve.
@@ -156,6 +158,9 @@ func Start(cfg Config) (*Server, error) {
 	for _, tg := range cfg.Telegram {
 		tg.attach(s)
 	}
+	for _, m := range cfg.Mailers {
+		m.attach(s)
+	}
 	if err := inst.publish(Info{Addr: s.addr, PID: os.Getpid(), Started: cfg.Now().UTC()}); err != nil {
 		ln.Close()
 		inst.release()
@@ -203,6 +208,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	for _, tg := range s.cfg.Telegram {
 		s.goLoop(work, "telegram "+tg.Channel, func(ctx context.Context) { tg.run(ctx, s) })
+	}
+	for _, m := range s.cfg.Mailers {
+		s.goLoop(work, "email "+m.Channel, func(ctx context.Context) { m.run(ctx, s) })
 	}
 	s.cfg.Log.Info("serving approvals", "addr", s.addr, "identity", s.cfg.Identity.Channel+":"+s.cfg.Identity.Sender)
 	var err error

@@ -64,6 +64,13 @@ func (c *ServeCmd) Run(a *app) error {
 		if ch.Webhook != "" {
 			hooks = append(hooks, ch)
 		}
+		if ch.Email != nil {
+			m, err := serve.MailerFromPolicy(ch)
+			if err != nil {
+				return &exitError{code: exitConfig, msg: err.Error(), hint: "give the channel's SMTP password in its password_file (mode 600)"}
+			}
+			cfg.Mailers = append(cfg.Mailers, m)
+		}
 		if ch.Telegram == nil {
 			continue
 		}
@@ -224,8 +231,8 @@ func (c *ChannelsPairCmd) Run(a *app) error {
 
 // serveOnDemand runs when `run --wait` parks a request. With mnemos serve
 // running it says the request can be answered on its page too; without
-// it, when the policy has a telegram channel (whose bot only serve runs),
-// it starts one in the background, its log in serve.log in the state
+// it, when the policy has a telegram or email channel (whose bot and
+// mail only serve runs), it starts one in the background, its log in serve.log in the state
 // directory. The new serve is no child of this process (a shell starts
 // it and exits), so that the end of the gated command does not stop it.
 func serveOnDemand(a *app, g *gate.Gate) {
@@ -236,7 +243,7 @@ func serveOnDemand(a *app, g *gate.Gate) {
 	}
 	bot := ""
 	for _, c := range g.Config().Policy.Channels {
-		if c.Telegram != nil {
+		if c.Telegram != nil || c.Email != nil {
 			bot = c.Name
 			break
 		}
