@@ -61,6 +61,10 @@ type Place struct {
 	// place of the one a command names, so a write there is judged as
 	// one to what runs later, as the sandbox keeps them read-only.
 	Path []string
+	// Packages, when set, is what the gate read of the package managers'
+	// configuration and caches (PackageNeeds says which): the registries
+	// an install reaches, whether a build's dependencies are in the cache.
+	Packages *Packages
 }
 
 // toolKind says how a program's arguments map to accesses.
@@ -133,6 +137,10 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 		// ./cat or /tmp/cat is whatever someone put there, not cat.
 		c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 		c.Verb = "run"
+		if name == "gradlew" || name == "mvnw" {
+			// A build tool's wrapper in the project: what it fetches.
+			c.addFetch(cmd, pl)
+		}
 		c.finish(cmd, pl)
 		return c
 	}
@@ -466,6 +474,8 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 		if spec.verb != "" {
 			c.Verb = spec.verb
 		}
+		// An install or fetch of a package manager (packages.go).
+		c.addFetch(cmd, pl)
 	}
 	c.finish(cmd, pl)
 	return c
@@ -1547,6 +1557,13 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 			if sub == "config" {
 				c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 			}
+			if sub == "remote" {
+				// git remote update, show NAME and prune NAME talk to
+				// the remotes.
+				if f, ok := packageFetch(cmd, pl); ok {
+					c.fetched(f)
+				}
+			}
 		}
 	case "add", "commit", "checkout", "switch", "restore", "reset", "merge", "rebase",
 		"cherry-pick", "revert", "rm", "mv", "clean", "init", "apply", "am", "bisect",
@@ -1557,22 +1574,17 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		}
 		c.add(pl, FSWrite, here)
 		if sub == "submodule" {
-			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Dynamic: true})
+			// Any submodule subcommand may reach the submodules' remotes
+			// (update fetches the URLs .gitmodules names).
+			f, _ := packageFetch(cmd, pl)
+			c.fetched(f)
 		}
 	case "push", "pull", "fetch", "clone", "ls-remote":
 		c.Verb, c.Reversibility = "talk to a remote repository", "partial"
-		host := ""
-		for _, w := range rest {
-			if u, err := url.Parse(w.Value); err == nil && u.Host != "" {
-				host = u.Hostname()
-				break
-			}
-			if h, _, ok := strings.Cut(w.Value, ":"); ok && strings.Contains(h, "@") {
-				host = h[strings.LastIndex(h, "@")+1:]
-				break
-			}
-		}
-		c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: host, Dynamic: host == ""})
+		// The remote named (a URL, or a remote of the repository's
+		// configuration), else the current branch's (packages.go).
+		f, _ := packageFetch(cmd, pl)
+		c.fetched(f)
 		if sub != "ls-remote" {
 			c.add(pl, FSWrite, here)
 		}

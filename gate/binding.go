@@ -106,6 +106,13 @@ func requestFacts(cmds []shellparse.Command, place classify.Place, env envFacts)
 	for _, c := range cmds {
 		out = append(out, commandFacts(c, place, env)...)
 	}
+	if place.Packages != nil {
+		// The project's package-manager configuration that named the
+		// registries on the card (packages.go).
+		for _, p := range place.Packages.Sources {
+			out = append(out, "file "+p+" "+fileDigest(p))
+		}
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }

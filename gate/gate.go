@@ -215,6 +215,10 @@ type Decision struct {
 	// the request names and that its approval lets the run reach
 	// (decideWithSandbox).
 	Reach []Reach `json:"sandbox_reach,omitempty"`
+	// Network, when the request needs the network only to fetch from
+	// package registries and git remotes, names their hosts and the TCP
+	// ports the run may then connect to (fetchNetwork).
+	Network *Network `json:"sandbox_network,omitempty"`
 }
 
 // Mode says what Decide may change.
@@ -386,6 +390,13 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if cdpath {
 		cdpathUnknown(script.Commands, &place, g.cfg.UserHome)
 	}
+	// What the package managers the request runs would read: their
+	// registries, whether a build's dependencies are in the cache.
+	var pf pkgFacts
+	if needs := classify.PackageNeeds(script.Commands); needs != 0 {
+		pf = packageFacts(needs, place.Dirs, ws, g.cfg.UserHome, env)
+		place.Packages = pf.pk
+	}
 	dirs := cmdDirs{cmds: script.Commands, place: place, home: g.cfg.UserHome, cdpath: cdpath}
 	prepared := vaglio.Guard{Home: g.cfg.UserHome, Protected: g.cfg.Paths.Protected(), SelfNames: g.cfg.SelfNames, Workspace: ws}.Prepare()
 	allDirs := prepared.ForDirs(place.Dirs)
@@ -517,6 +528,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if len(dec.Commands) > 1 {
 		dec.Reason = w.Text + ": " + w.Reason
 	}
+	dec.Network = fetchNetwork(dec.Commands, place, pf)
 	g.decideWithSandbox(req, &dec)
 	return judged{dec, nil, bound}
 }
@@ -675,7 +687,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	} else if ok {
 		dec.Approval = &p
-		dec.Card = append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...)
+		dec.Card = append(append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...), networkLines(dec.Network)...)
 		return nil
 	}
 	np := g.newPending(req, *dec)
@@ -686,7 +698,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	}
 	dec.Approval = &p
-	dec.Card = append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...)
+	dec.Card = append(append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...), networkLines(dec.Network)...)
 	if err := g.cfg.Audit.Append(ctx, "approval.requested",
 		slog.String("id", p.Token),
 		slog.String("capability_class", p.CapabilityClass),

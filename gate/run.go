@@ -275,6 +275,15 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		return res, &StartError{Argv0: req.Argv[0], Err: runErr, Hint: sandbox.DeniedHint(spec, cmd.Path)}
 	}
 	res.Hint = hintLines(refused)
+	if code != 0 && runErr == nil && cmd.ProcessState.Exited() && applied.Enforced && !spec.Network {
+		if step := fetchStep(dec); step != "" {
+			if res.Hint != "" {
+				res.Hint += "\n"
+			}
+			res.Hint += "the sandbox gave this run no network: if it failed for want of dependencies to download, run `" + step +
+				"` first (it asks once for the network to the registry), then this again"
+		}
+	}
 	return res, nil
 }
 
@@ -334,7 +343,7 @@ func (e *earlySandbox) spec(g *Gate, req Request, dec Decision, opts RunOptions)
 		// checks out the work tree,
 		// nor names a program inside a version manager's root.
 		if e.err == nil && dec.Workspace == e.ws && !writesGitConfig(dec) && !changesGitWorktree(dec) &&
-			toolchainPrograms(g.cfg.UserHome, dec) == nil && len(dec.Reach) == 0 && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
+			toolchainPrograms(g.cfg.UserHome, dec) == nil && len(dec.Reach) == 0 && dec.Network == nil && reflect.DeepEqual(g.requestSandbox(dec), e.base) {
 			return e.sb, e.pre, nil
 		}
 	}
@@ -463,6 +472,11 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 	}
 	if network {
 		o.Ports, o.Bind = sb.cfg.Ports, sb.cfg.Bind
+		if len(o.Ports) == 0 && dec.Network != nil && !g.networkBeyondFetch(dec) {
+			// The network is there only to fetch from registries and
+			// remotes: their ports, no other.
+			o.Ports = dec.Network.Ports
+		}
 	}
 	spec, err := sandbox.DefaultSpec(o)
 	if err != nil {
