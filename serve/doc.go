@@ -17,13 +17,18 @@
 //   - the Telegram bot (seed 002, chapter 7): cards with inline buttons,
 //     long polling, the callback dispatcher, pairing of a Telegram user
 //     with a requester identity;
+//   - the mail of each email channel: the card with links to the view of
+//     one request (GET /request/ID), which answers nothing by itself;
 //   - retries of webhook deliveries that failed, within the request's TTL;
 //   - the sweep that marks expired requests (approval.expired).
+//
+// It also holds the [Terminal] of mnemos approvals watch, which runs in a
+// process of its own: the cards on a terminal, answered with one key.
 //
 // It never decides a command and never runs one: every answer goes
 // through the [Resolver] (the gate's Approve and Deny), which makes the
 // registry's four checks, issues the one-shot ticket and writes the audit
 // events. Requests are read through the [Registry] (the approvals store's
-// List and Get). The access token, the session keys and the bot token are
-// never logged and never written to the audit log.
+// List and Get). The access token, the session keys, the bot token and the
+// SMTP password are never logged and never written to the audit log.
 package serve

@@ -107,7 +107,7 @@ func choices(p approvals.Pending) []choice {
 		if _, err := gate.SafePrefix(p.Details.Argv); err != nil || p.Details.Pin == "" {
 			return []choice{once}
 		}
-		return []choice{once, {approvals.TerritoryPermanent, "Always allow this command"}}
+		return []choice{once, {approvals.TerritorySession, "Allow this command for the session"}, {approvals.TerritoryPermanent, "Always allow this command"}}
 	}
 	return []choice{once, {approvals.TerritorySession, "Approve for this session"}, {approvals.TerritoryPermanent, "Approve permanently"}}
 }

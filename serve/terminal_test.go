@@ -1,0 +1,197 @@
+package serve
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+)
+
+// term is a Terminal over a pipe, run against a fixture's gate.
+type term struct {
+	t    *testing.T
+	keys *io.PipeWriter
+	out  *syncBuffer
+	// stopped is closed when Run returns, with its error in err.
+	stopped chan struct{}
+	err     error
+	// from is where the next wait starts reading out.
+	from int
+}
+
+func (f *fixture) terminal(id approvals.Identity) *term {
+	f.t.Helper()
+	r, w := io.Pipe()
+	tm := &term{t: f.t, keys: w, out: &syncBuffer{}, stopped: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	tr := &Terminal{In: r, Out: tm.out, Identity: id, Resolver: f.g, Registry: f.st,
+		Watch: f.cfg.Watch, Poll: 10 * time.Millisecond, Refresh: 200 * time.Millisecond}
+	go func() { tm.err = tr.Run(ctx); close(tm.stopped) }()
+	f.t.Cleanup(func() {
+		cancel()
+		w.Close()
+		select {
+		case <-tm.stopped:
+		case <-time.After(5 * time.Second):
+			f.t.Error("the terminal did not stop")
+		}
+	})
+	return tm
+}
+
+// wait waits until the output after the last wait holds s, and moves on
+// past it.
+func (tm *term) wait(s string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out := tm.out.String()
+		if i := strings.Index(out[tm.from:], s); i >= 0 {
+			seen := out[tm.from : tm.from+i+len(s)]
+			tm.from += i + len(s)
+			return seen
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the terminal never showed %q; it shows:\n%s", s, out[tm.from:])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (tm *term) press(k string) {
+	tm.t.Helper()
+	if _, err := io.WriteString(tm.keys, k); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+// TestTerminalAnswers: each request is shown as it arrives, oldest
+// first, and one key answers it through the gate: a approves once, r
+// rejects, n skips (it keeps waiting), s approves for the session (a
+// grant), q quits; a request answered elsewhere is said so and put away.
+func TestTerminalAnswers(t *testing.T) {
+	f := newFixture(t)
+	tm := f.terminal(dev)
+	tm.wait("waiting for new requests")
+
+	a := f.ask("touch", "a.txt")
+	card := tm.wait("[q] quit? ")
+	for _, want := range []string{"--- request " + a.Token, "command:   touch a.txt", "in:        " + f.ws, "[a] approve once", "[s] approve for this session", "[p] approve permanently", "remember:  grant fs:write on " + f.ws + "/a.txt\n"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the card lacks %q:\n%s", want, card)
+		}
+	}
+	tm.press("a")
+	tm.wait("approved " + a.Token + ": write touch a.txt")
+	if st := f.status(a.Token); st != approvals.StatusApproved {
+		t.Fatalf("after a: %s", st)
+	}
+
+	b := f.ask("touch", "b.txt")
+	tm.wait("--- request " + b.Token)
+	tm.wait("? ")
+	tm.press("x") // not a key it takes
+	tm.wait("press a, s, p, r, n, q")
+	tm.press("r")
+	tm.wait("rejected " + b.Token)
+	if st := f.status(b.Token); st != approvals.StatusRejected {
+		t.Fatalf("after r: %s", st)
+	}
+
+	c := f.ask("touch", "c.txt")
+	d := f.ask("touch", "d.txt")
+	tm.wait("--- request " + c.Token)
+	tm.press("n")
+	tm.wait("skipped " + c.Token)
+	tm.wait("--- request " + d.Token)
+	tm.wait("? ")
+	tm.press("s")
+	tm.wait("approved " + d.Token)
+	tm.wait("grant ")
+	if st := f.status(c.Token); st != approvals.StatusPending {
+		t.Fatalf("the skipped request is %s", st)
+	}
+	if st := f.status(d.Token); st != approvals.StatusApproved {
+		t.Fatalf("after s: %s", st)
+	}
+	grants, err := f.st.ListGrants(context.Background(), approvals.GrantFilter{}, time.Now())
+	if err != nil || len(grants) != 1 || grants[0].Target != f.ws+"/d.txt" {
+		t.Fatalf("grants after s: %+v, %v", grants, err)
+	}
+	tm.wait("1 skipped still wait")
+
+	// Answered elsewhere while shown.
+	e := f.ask("touch", "e.txt")
+	tm.wait("--- request " + e.Token)
+	if _, err := f.g.Deny(context.Background(), e.Token, dev); err != nil {
+		t.Fatal(err)
+	}
+	tm.wait(e.Token + " was rejected by cli:dev")
+
+	tm.press("q")
+	tm.wait("stopped watching")
+	select {
+	case <-tm.stopped:
+		if tm.err != nil {
+			t.Fatal(tm.err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("q did not quit")
+	}
+	// The audit log has each answer once, from the gate.
+	recs, err := f.audit.Tail(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, r := range recs {
+		if r.Kind == "approval.approved" || r.Kind == "approval.denied" {
+			n[r.Attrs["id"].(string)]++
+		}
+	}
+	for _, p := range []approvals.Pending{a, b, d, e} {
+		if n[p.Token] != 1 {
+			t.Errorf("%s answered %d times in the audit log", p.Token, n[p.Token])
+		}
+	}
+	if n[c.Token] != 0 {
+		t.Errorf("the skipped request was answered")
+	}
+}
+
+// TestSecurityTerminalShowsEscaped: what a request holds reaches the
+// terminal escaped: no escape sequence, no carriage return or line of
+// its own; others' requests are named without their words, and not
+// answered from here.
+func TestSecurityTerminalShowsEscaped(t *testing.T) {
+	f := newFixture(t)
+	tm := f.terminal(dev)
+	evil := "x\x1b]0;owned\x07\x1b[2J\r\nmnemos: approved everything"
+	p := f.park(dev, []string{"touch", evil}, 0)
+	other := f.park(approvals.Identity{Channel: "claude-code", Sender: "dev"}, []string{"touch", "secret-plan.txt"}, 0)
+	tm.wait("--- request " + p.Token)
+	tm.wait("? ")
+	tm.wait("") // nothing more to read
+	out := tm.out.String()
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Fatalf("a control character reached the terminal: %q", out)
+	}
+	if strings.Contains(out, "\nmnemos: approved everything") {
+		t.Fatalf("the request's words made a line of their own:\n%s", out)
+	}
+	if !strings.Contains(out, "request "+other.Token+" of claude-code:dev waits") ||
+		!strings.Contains(out, "mnemos --channel claude-code --sender dev approvals watch") {
+		t.Fatalf("the other identity's request is not named:\n%s", out)
+	}
+	if strings.Contains(out, "secret-plan") {
+		t.Fatalf("the other identity's request is shown:\n%s", out)
+	}
+	tm.press("a")
+	tm.wait("approved " + p.Token)
+	if st := f.status(other.Token); st != approvals.StatusPending {
+		t.Fatalf("the other identity's request is %s", st)
+	}
+}
