@@ -284,7 +284,7 @@ func (p *Prepared) ordinaryDir(d string) bool {
 	// Below the home directory is fine (its dot directories are not
 	// ordinary by their names); the home directory, its parent and what
 	// holds them are broad.
-	if p.home != "" && (inside(p.home, d) || inside(path.Dir(p.home), d)) {
+	if p.home != "" && (inside(p.home, d) || inside(p.homeParent, d)) {
 		return false
 	}
 	for _, x := range p.protected {

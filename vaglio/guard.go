@@ -95,13 +95,16 @@ type Prepared struct {
 	protected        []string
 	protectedLiteral bool
 	ws               string
+	// homeParent is path.Dir(home), which ordinaryDir asks about every
+	// directory.
+	homeParent string
 }
 
 // Prepare returns the guard made ready for many checks.
 func (g Guard) Prepare() *Prepared {
 	g.Protected, g.SelfNames = slices.Clone(g.Protected), slices.Clone(g.SelfNames)
 	c := g.newChecker(nil, "/")
-	p := &Prepared{g: g, ready: true, home: c.r.home, ws: c.ws}
+	p := &Prepared{g: g, ready: true, home: c.r.home, ws: c.ws, homeParent: path.Dir(c.r.home)}
 	p.protected, p.protectedLiteral = c.protectedPaths(), c.protectedLiteral
 	return p
 }
