@@ -201,10 +201,19 @@ func (t *Terminal) next(st *termState) {
 	}
 	if !st.idle {
 		st.idle = true
-		if n := len(st.skipped); n > 0 {
-			t.printf("\nmnemos: waiting for new requests (%d skipped still wait: mnemos approvals list)\n", n)
-		} else {
+		n := 0
+		for _, p := range st.waiting {
+			if st.skipped[p.Token] {
+				n++
+			}
+		}
+		switch n {
+		case 0:
 			t.printf("\nmnemos: waiting for new requests\n")
+		case 1:
+			t.printf("\nmnemos: waiting for new requests (1 skipped still waits: mnemos approvals list)\n")
+		default:
+			t.printf("\nmnemos: waiting for new requests (%d skipped still wait: mnemos approvals list)\n", n)
 		}
 	}
 }
@@ -299,7 +308,7 @@ func (t *Terminal) key(ctx context.Context, st *termState, k byte) bool {
 		t.answered(st, p)
 		return false
 	case keySkip, ' ':
-		t.printf("%c\nmnemos: skipped %s: it still waits (mnemos approvals list)\n", k, p.Token)
+		t.printf("%c\nmnemos: skipped %s: it still waits, and this watch shows it no more\n", k, p.Token)
 		st.skipped[p.Token] = true
 		st.cur = nil
 		return false
@@ -368,7 +377,7 @@ func helpLines(cs []termChoice) []string {
 		}
 	}
 	return append(out, "  r  reject: the waiting command is denied\n",
-		"  n  skip: leave it waiting, show the next\n", "  q  quit (the requests keep waiting)\n")
+		"  n  skip: leave it waiting and show the next (this watch shows it no more)\n", "  q  quit (the requests keep waiting)\n")
 }
 
 // rememberedLines says what an approval remembered.

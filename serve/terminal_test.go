@@ -121,7 +121,7 @@ func TestTerminalAnswers(t *testing.T) {
 	if err != nil || len(grants) != 1 || grants[0].Target != f.ws+"/d.txt" {
 		t.Fatalf("grants after s: %+v, %v", grants, err)
 	}
-	tm.wait("1 skipped still wait")
+	tm.wait("1 skipped still waits")
 
 	// Answered elsewhere while shown.
 	e := f.ask("touch", "e.txt")
@@ -168,13 +168,13 @@ func TestTerminalAnswers(t *testing.T) {
 // answered from here.
 func TestSecurityTerminalShowsEscaped(t *testing.T) {
 	f := newFixture(t)
-	tm := f.terminal(dev)
 	evil := "x\x1b]0;owned\x07\x1b[2J\r\nmnemos: approved everything"
-	p := f.park(dev, []string{"touch", evil}, 0)
 	other := f.park(approvals.Identity{Channel: "claude-code", Sender: "dev"}, []string{"touch", "secret-plan.txt"}, 0)
+	p := f.park(dev, []string{"touch", evil}, 0)
+	tm := f.terminal(dev)
+	tm.wait("request " + other.Token + " of claude-code:dev waits")
 	tm.wait("--- request " + p.Token)
 	tm.wait("? ")
-	tm.wait("") // nothing more to read
 	out := tm.out.String()
 	if strings.ContainsAny(out, "\x1b\x07\r") {
 		t.Fatalf("a control character reached the terminal: %q", out)

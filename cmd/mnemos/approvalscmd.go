@@ -10,13 +10,14 @@ import (
 
 // ApprovalsCmd groups the approval subcommands.
 type ApprovalsCmd struct {
-	List    ApprovalsListCmd `cmd:"" help:"List pending requests (all with --all)."`
-	Show    ApprovalsShowCmd `cmd:"" help:"Show one request and its card."`
-	Approve ApproveCmd       `cmd:"" help:"Approve a pending request: its identical rerun runs once."`
-	Deny    DenyCmd          `cmd:"" help:"Reject a pending request."`
-	Cancel  CancelCmd        `cmd:"" help:"Withdraw your own pending request: it can no longer be approved."`
-	URL     ApprovalsURLCmd  `cmd:"" name:"url" help:"Print the address of the approvals page mnemos serve runs, with its access token."`
-	Answer  AnswerCmd        `cmd:"" help:"Resolve a request from a channel button's data (approve:TOKEN or reject:TOKEN) as --channel and --sender; what a channel bridge runs."`
+	List    ApprovalsListCmd  `cmd:"" help:"List pending requests (all with --all)."`
+	Show    ApprovalsShowCmd  `cmd:"" help:"Show one request and its card."`
+	Approve ApproveCmd        `cmd:"" help:"Approve a pending request: its identical rerun runs once."`
+	Deny    DenyCmd           `cmd:"" help:"Reject a pending request."`
+	Cancel  CancelCmd         `cmd:"" help:"Withdraw your own pending request: it can no longer be approved."`
+	Watch   ApprovalsWatchCmd `cmd:"" help:"Show your requests on this terminal as they arrive and answer each with one key: a approve once, s for the session, p permanently, r reject, n skip, q quit."`
+	URL     ApprovalsURLCmd   `cmd:"" name:"url" help:"Print the address of the approvals page mnemos serve runs, with its access token."`
+	Answer  AnswerCmd         `cmd:"" help:"Resolve a request from a channel button's data (approve:TOKEN or reject:TOKEN) as --channel and --sender; what a channel bridge runs."`
 }
 
 // ApprovalsListCmd is mnemos approvals list.
@@ -25,6 +26,7 @@ type ApprovalsListCmd struct {
 	JSON   bool `name:"json" help:"Print a JSON array."`
 	Limit  int  `default:"50" help:"At most this many requests."`
 	Digest bool `help:"One line per channel, sender and capability: how many requests, and the newest (every request counts, whatever --limit)."`
+	Fleet  bool `help:"List the requests of every host sharing the PostgreSQL state, with the host each was parked on."`
 }
 
 // Run lists requests, newest first.
@@ -33,6 +35,10 @@ func (c *ApprovalsListCmd) Run(a *app) error {
 	g, err := a.gate()
 	if err != nil {
 		return err
+	}
+	if c.Fleet && !g.SharedState() {
+		return &exitError{code: exitUsage, msg: "--fleet lists the requests of the hosts sharing a PostgreSQL state; this state is the SQLite file " + g.Config().Paths.DBFile,
+			hint: "to share approvals across machines, name a database in your policy: state: {postgres: {dsn_file: PATH}}"}
 	}
 	if _, err := g.ExpireSweep(a.ctx); err != nil {
 		return err
@@ -45,7 +51,7 @@ func (c *ApprovalsListCmd) Run(a *app) error {
 	if c.Digest {
 		limit = -1
 	}
-	list, err := st.List(a.ctx, approvals.ListOptions{IncludeResolved: c.All, Limit: limit}, a.now())
+	list, err := st.List(a.ctx, approvals.ListOptions{IncludeResolved: c.All, Limit: limit, Fleet: c.Fleet}, a.now())
 	if err != nil {
 		return err
 	}
@@ -71,6 +77,9 @@ func (c *ApprovalsListCmd) Run(a *app) error {
 		return nil
 	}
 	for _, p := range list {
+		if c.Fleet {
+			fmt.Fprintf(a.io.out, "%s  ", oneLine(p.Host))
+		}
 		fmt.Fprintf(a.io.out, "%s  %-8s  %s  %s:%s  %s  %s\n", oneLine(p.Token), p.StatusAt(a.now()),
 			p.CreatedAt.Local().Format("2006-01-02 15:04:05"), oneLine(p.Channel), oneLine(p.Sender), classOf(p), oneLine(p.TargetSummary))
 	}
@@ -142,7 +151,7 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 // ApproveCmd is mnemos approvals approve.
 type ApproveCmd struct {
 	ID       string        `arg:"" help:"The request id."`
-	Remember string        `enum:",session,permanent" default:"" help:"Also stop asking: record a grant for the request's session (12 hours when it was made without --session) or permanently; for code:exec and mail:send, an allow rule for each command's program and subcommand (go test, npm run lint), in the policy file when permanent, for the session (12 hours at most) otherwise."`
+	Remember string        `enum:",session,permanent,contained" default:"" help:"Also stop asking: record a grant for the request's session (12 hours when it was made without --session) or permanently; for code:exec and mail:send, an allow rule for each command's program and subcommand (go test, npm run lint), in the policy file when permanent, for the session (12 hours at most) otherwise; contained: stop asking about contained work (code the sandbox holds: no network, writes only in the workspace and temp) in this workspace for the session."`
 	For      time.Duration `help:"Limit the grant to a duration, e.g. 2h."`
 	Prefix   []string      `sep:"none" placeholder:"WORDS" help:"With --remember, remember this prefix of a command (\"go test -run X\") in place of the one proposed (approvals show lists them); repeat it for several commands."`
 	Under    string        `placeholder:"DIR" help:"With --remember, grant writing anywhere in this directory (relative to the request's directory, holding what it writes) rather than only the paths it names."`
