@@ -154,7 +154,7 @@ func (g *Gate) grantExtension(ctx context.Context, m *policy.Manifest, r *Extens
 
 // extensionGrant finds the extension's active grant for exactly r's
 // capability and target; when there is one, r is granted by it.
-func (g *Gate) extensionGrant(ctx context.Context, st *approvals.Store, name string, r *ExtensionResult, now time.Time) (bool, error) {
+func (g *Gate) extensionGrant(ctx context.Context, st approvals.Backend, name string, r *ExtensionResult, now time.Time) (bool, error) {
 	active, err := st.ListGrants(ctx, approvals.GrantFilter{Channel: ExtensionChannel, Sender: name}, now)
 	if err != nil {
 		return false, &StateError{Path: g.cfg.Paths.DBFile, Err: err}

@@ -76,7 +76,7 @@ type Config struct {
 // when a decision needs it.
 type Gate struct {
 	cfg   Config
-	store *approvals.Store
+	store approvals.Backend
 	// logWarned is set once a failure to write vaglio's log was reported.
 	logWarned atomic.Bool
 	// status is what the kernel's sandbox enforces, probed once.
@@ -100,18 +100,15 @@ func New(cfg Config) *Gate {
 // Config returns the gate's configuration.
 func (g *Gate) Config() Config { return g.cfg }
 
-// Store opens the state database on first use.
-func (g *Gate) Store(ctx context.Context) (*approvals.Store, error) {
+// Store opens the state on first use: the SQLite file, or the shared
+// database the policy's state: section names (openState).
+func (g *Gate) Store(ctx context.Context) (approvals.Backend, error) {
 	if g.store != nil {
 		return g.store, nil
 	}
-	var opts []approvals.Option
-	if g.cfg.Rand != nil {
-		opts = append(opts, approvals.WithRandom(g.cfg.Rand))
-	}
-	s, err := approvals.Open(ctx, g.cfg.Paths.DBFile, opts...)
+	s, err := g.openState(ctx)
 	if err != nil {
-		return nil, &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+		return nil, err
 	}
 	g.store = s
 	return s, nil

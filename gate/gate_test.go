@@ -463,7 +463,7 @@ func TestApprovalExpires(t *testing.T) {
 
 // writeGrant records, for the fixture's requester, a grant to write the
 // workspace file name with maxUses uses, and returns the store it is in.
-func (f *fixture) writeGrant(t *testing.T, name string, maxUses int) (*approvals.Store, policy.Grant) {
+func (f *fixture) writeGrant(t *testing.T, name string, maxUses int) (approvals.Backend, policy.Grant) {
 	t.Helper()
 	st, err := f.g.Store(context.Background())
 	if err != nil {

@@ -181,7 +181,7 @@ func (f *fixture) reload(t *testing.T) {
 	f.g.cfg.Policy = p
 }
 
-func (f *fixture) store(t *testing.T) *approvals.Store {
+func (f *fixture) store(t *testing.T) approvals.Backend {
 	t.Helper()
 	st, err := f.g.Store(context.Background())
 	if err != nil {

@@ -185,7 +185,7 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 
 // recordSessionRules records a plan's rules in the state database, each
 // limited to the plan's session and expiry, and audits each.
-func (g *Gate) recordSessionRules(ctx context.Context, st *approvals.Store, out *Approved, plan concession, by approvals.Identity, now time.Time) error {
+func (g *Gate) recordSessionRules(ctx context.Context, st approvals.Backend, out *Approved, plan concession, by approvals.Identity, now time.Time) error {
 	for _, r := range plan.rules {
 		sr, err := st.RecordSessionRule(ctx, approvals.SessionRule{Channel: out.Pending.Channel, Sender: out.Pending.Sender,
 			ArgvPrefix: r.prefix, Exact: r.exact, Pin: r.pin, Session: plan.session, ExpiresAt: *plan.expires,
@@ -433,7 +433,7 @@ func (g *Gate) RevokeGrant(ctx context.Context, id int64, by approvals.Identity)
 // scopeOf returns the scope_template of the rule that asked about a
 // pending request (seed 004): it limits the ticket's and the grant's life
 // and the grant's uses. A request the table asked about has none.
-func (g *Gate) scopeOf(ctx context.Context, st *approvals.Store, token string) policy.ScopeTemplate {
+func (g *Gate) scopeOf(ctx context.Context, st approvals.Backend, token string) policy.ScopeTemplate {
 	p, err := st.Get(ctx, token)
 	if err != nil || p.Details.Rule == "" {
 		return policy.ScopeTemplate{}

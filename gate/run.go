@@ -195,7 +195,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
 	cmd.Dir = req.Cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
-	cmd.Env = os.Environ()
+	cmd.Env = g.childEnviron(os.Environ())
 
 	code := -1
 	// In the foreground of a terminal the command runs as a job with the

@@ -48,7 +48,7 @@ type fixture struct {
 	ws    string
 	paths gate.Paths
 	g     *gate.Gate
-	st    *approvals.Store
+	st    approvals.Backend
 	audit *audit.Log
 	log   *syncBuffer
 	srv   *Server

@@ -19,6 +19,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/approvals/pgstore"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
@@ -67,6 +68,7 @@ type CLI struct {
 	Hook       HookCmd       `cmd:"" help:"Put mnemos in front of an agent's tools: mnemos hook install AGENT wires it, mnemos hook doctor proves it works; the agent runs mnemos hook AGENT."`
 	Channels   ChannelsCmd   `cmd:"" help:"Pair your account on a channel's bot with your identity."`
 	Serve      ServeCmd      `cmd:"" help:"Serve the approvals page on a loopback address, run the channels' bots and retries, sweep expired requests."`
+	State      StateCmd      `cmd:"" help:"Migrate the shared PostgreSQL state's schema."`
 	Doctor     DoctorCmd     `cmd:"" help:"Same as mnemos hook doctor: is every agent found wired to this mnemos, does it block what it should, and do the policy, state, audit log and sandbox work. Exit 1 when protection is not active."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, the commit it was built from and the Go release."`
 }
@@ -268,7 +270,19 @@ func exitCodeOf(w io.Writer, err error) int {
 	}
 	var se *gate.StateError
 	if errors.As(err, &se) {
-		printErr(w, se.Error(), "check that the state directory is readable and not locked by another program")
+		// The innermost says where: a caller may wrap the store's own.
+		for inner := (*gate.StateError)(nil); errors.As(se.Err, &inner); {
+			se = inner
+		}
+		hint := "check that the state directory is readable and not locked by another program"
+		var sch *pgstore.SchemaError
+		switch {
+		case errors.As(err, &sch):
+			hint = sch.Hint()
+		case strings.HasPrefix(se.Path, "postgres"):
+			hint = "nothing was allowed that needs the shared state: check that the PostgreSQL server is up and the connection string (state: in your policy) is right"
+		}
+		printErr(w, se.Error(), hint)
 		return exitConfig
 	}
 	var ae *auditError
@@ -453,6 +467,12 @@ func (a *app) gate() (*gate.Gate, error) {
 	pol, extra, err := a.policies(paths, cwd)
 	if err != nil {
 		return nil, err
+	}
+	if pg := pol.State.Postgres; pg != nil && pg.DSNFile != "" {
+		// The connection string is configuration mnemos reads, with a
+		// password in it: the guard and the sandbox keep it from gated
+		// commands like the rest.
+		paths.Elsewhere = append(paths.Elsewhere, pg.DSNPath(a.userHome()))
 	}
 	self := []string{"mnemos"}
 	if exe, err := os.Executable(); err == nil {

@@ -58,8 +58,12 @@ func TestMain(m *testing.M) {
 }
 
 // TestScript runs the user sessions under testdata/script.
-func TestScript(t *testing.T) {
-	testscript.Run(t, testscript.Params{
+func TestScript(t *testing.T) { testscript.Run(t, scriptParams()) }
+
+// scriptParams are TestScript's: the scripts' environment, conditions
+// and commands (the PostgreSQL scripts add theirs).
+func scriptParams() testscript.Params {
+	return testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			// The home directory lies outside the workspace, as on a real
@@ -121,7 +125,7 @@ func TestScript(t *testing.T) {
 				cmd := exec.Command(prog, args[2:]...)
 				cmd.Dir = ts.MkAbs(".")
 				var env []string
-				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "MNEMOS_TEST_LANDLOCK_ABI", "MNEMOS_TEST_NO_VIEW"} {
+				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "MNEMOS_TEST_LANDLOCK_ABI", "MNEMOS_TEST_NO_VIEW", "MNEMOS_HOST_ID"} {
 					env = append(env, k+"="+ts.Getenv(k))
 				}
 				cmd.Env = append(os.Environ(), env...)
@@ -181,7 +185,7 @@ func TestScript(t *testing.T) {
 				ts.Setenv(args[2], m[1])
 			},
 		},
-	})
+	}
 }
 
 func fileExists(p string) bool {

@@ -1,0 +1,128 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/approvals/pgstore"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// maxDSNFile bounds a connection string file.
+const maxDSNFile = 64 << 10
+
+// openState opens the state the policy chooses (its state: section, from
+// the system or user layer only): the SQLite file in the state directory,
+// or a shared PostgreSQL database. It is called only when a decision or a
+// command needs the state, so a decision the rules and the table settle
+// never connects. Any failure is a *StateError: no allow.
+func (g *Gate) openState(ctx context.Context) (approvals.Backend, error) {
+	if pg := g.cfg.Policy.State.Postgres; pg != nil {
+		where := g.StateWhere()
+		dsn, err := ReadDSN(*pg, g.cfg.UserHome, g.getenvOrEmpty)
+		if err != nil {
+			return nil, &StateError{Path: where, Err: err}
+		}
+		host, err := pgstore.HostID(g.getenvOrEmpty)
+		if err != nil {
+			return nil, &StateError{Path: where, Err: err}
+		}
+		s, err := pgstore.Open(ctx, dsn, pgstore.Options{Host: host, Rand: g.cfg.Rand})
+		if err != nil {
+			return nil, &StateError{Path: where, Err: err}
+		}
+		return s, nil
+	}
+	var opts []approvals.Option
+	if g.cfg.Rand != nil {
+		opts = append(opts, approvals.WithRandom(g.cfg.Rand))
+	}
+	s, err := approvals.Open(ctx, g.cfg.Paths.DBFile, opts...)
+	if err != nil {
+		return nil, &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+	}
+	return s, nil
+}
+
+// StateWhere names where the state is kept, for messages: the database
+// file, or the source of the PostgreSQL connection string.
+func (g *Gate) StateWhere() string {
+	pg := g.cfg.Policy.State.Postgres
+	switch {
+	case pg == nil:
+		return g.cfg.Paths.DBFile
+	case pg.DSNFile != "":
+		return "postgres (dsn_file " + pg.DSNPath(g.cfg.UserHome) + ")"
+	default:
+		return "postgres (dsn_env " + pg.DSNEnv + ")"
+	}
+}
+
+// SharedState reports whether the state is a database several hosts share.
+func (g *Gate) SharedState() bool { return g.cfg.Policy.State.Postgres != nil }
+
+func (g *Gate) getenvOrEmpty(k string) string {
+	if g.cfg.Getenv == nil {
+		return ""
+	}
+	return g.cfg.Getenv(k)
+}
+
+// ReadDSN reads a connection string from where pg says, with ~ as home.
+// A file must be a regular file that neither group nor others can write
+// and others cannot read: it holds a password, and whoever can change it
+// chooses what counts as approved.
+func ReadDSN(pg policy.PostgresState, home string, getenv func(string) string) (string, error) {
+	if pg.DSNEnv != "" {
+		v := strings.TrimSpace(getenv(pg.DSNEnv))
+		if v == "" {
+			return "", fmt.Errorf("state.postgres.dsn_env: $%s is not set", pg.DSNEnv)
+		}
+		return v, nil
+	}
+	path := pg.DSNPath(home)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("state.postgres.dsn_file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("state.postgres.dsn_file: %w", err)
+	}
+	switch {
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("state.postgres.dsn_file %s is not a regular file", path)
+	case fi.Mode().Perm()&0o026 != 0:
+		return "", fmt.Errorf("state.postgres.dsn_file %s has mode %v: it holds a password; run chmod 600 on it", path, fi.Mode().Perm())
+	case fi.Size() > maxDSNFile:
+		return "", fmt.Errorf("state.postgres.dsn_file %s is larger than %d bytes", path, maxDSNFile)
+	}
+	b := make([]byte, fi.Size()+1)
+	n, err := f.Read(b)
+	if err != nil && n == 0 {
+		return "", fmt.Errorf("state.postgres.dsn_file: %w", err)
+	}
+	dsn := strings.TrimSpace(string(b[:n]))
+	if dsn == "" {
+		return "", errors.New("state.postgres.dsn_file " + path + " is empty")
+	}
+	return dsn, nil
+}
+
+// childEnviron is the environment a gated command runs with: mnemos's
+// own, less the variable that holds the state's connection string.
+func (g *Gate) childEnviron(env []string) []string {
+	pg := g.cfg.Policy.State.Postgres
+	if pg == nil || pg.DSNEnv == "" {
+		return env
+	}
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, pg.DSNEnv+"=")
+	})
+}
