@@ -257,6 +257,10 @@ func writeDayworkProject(t *testing.T, ws string) {
 		"scripts/test_comprehensive.sh": "#!/bin/bash\necho ok\n",
 		"test_telegram_bot.sh":          "#!/bin/bash\necho ok\n",
 		"setup_production_webhook.sh":   "#!/bin/bash\necho ok\n",
+		// package.json's devDependencies, installed: npx runs them
+		// without fetching.
+		"node_modules/.bin/tsc":    "#!/bin/sh\necho tsc\n",
+		"node_modules/.bin/eslint": "#!/bin/sh\necho eslint\n",
 	}
 	write := func(name, content string, mode os.FileMode) {
 		p := filepath.Join(ws, filepath.FromSlash(name))
