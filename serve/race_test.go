@@ -9,11 +9,12 @@ import (
 	"testing"
 )
 
-// TestSecurityRaceOneOutcome: the page (two browsers), the Telegram bot
-// and the command line answer the same request at once, approving and
-// rejecting; exactly one answer wins, the others hear "already resolved",
-// and the registry and the audit log agree with the winner. Run it with
-// -race.
+// TestSecurityRaceOneOutcome: the page (two browsers), the Telegram bot,
+// the command line and the terminal of approvals watch answer the same
+// request at once, approving and rejecting; exactly one answer wins, the
+// others hear "already resolved" (or, on the terminal, see it answered
+// elsewhere), and the registry and the audit log agree with the winner.
+// Run it with -race.
 func TestSecurityRaceOneOutcome(t *testing.T) {
 	f, fb, tg := telegramFixture(t)
 	pair(t, f, fb)
@@ -23,6 +24,7 @@ func TestSecurityRaceOneOutcome(t *testing.T) {
 	if _, err := f.g.Deny(context.Background(), first.Token, dev); err != nil {
 		t.Fatal(err)
 	}
+	tm := f.terminal(dev)
 	ctx := context.Background()
 	rounds := 25
 	if testing.Short() {
@@ -30,13 +32,21 @@ func TestSecurityRaceOneOutcome(t *testing.T) {
 	}
 	for round := 0; round < rounds; round++ {
 		p := f.park(dev, []string{"touch", "race"}, 0)
+		// The terminal shows the card before anyone answers.
+		tm.wait("--- request " + p.Token)
+		tm.wait("? ")
 		var (
 			mu   sync.Mutex
 			wins []string
 			wg   sync.WaitGroup
 		)
 		win := func(s string) { mu.Lock(); wins = append(wins, s); mu.Unlock() }
-		wg.Add(5)
+		wg.Add(6)
+		go func() {
+			defer wg.Done()
+			// The terminal approves in even rounds, rejects in odd ones.
+			tm.press(map[bool]string{true: "a", false: "r"}[round%2 == 0])
+		}()
 		go func() {
 			defer wg.Done()
 			if resp := approver.post("/answer", url.Values{"csrf": {ac}, "id": {p.Token}, "answer": {"approve"}}); resp.StatusCode != http.StatusSeeOther {
@@ -68,6 +78,16 @@ func TestSecurityRaceOneOutcome(t *testing.T) {
 			}
 		}()
 		wg.Wait()
+		// The terminal says whether its key won, or that the card was
+		// answered elsewhere (and then that its key found nothing).
+		switch seen := tm.waitAny(p.Token+" was ", "approved "+p.Token, "rejected "+p.Token, "not answered "+p.Token); seen {
+		case "approved " + p.Token:
+			win("terminal approved")
+		case "rejected " + p.Token:
+			win("terminal rejected")
+		case p.Token + " was ":
+			tm.wait("nothing waits for cli:dev")
+		}
 		// The page's answers say on the next page whether they won.
 		for _, b := range []*browser{approver, rejecter} {
 			page := text(b.get("/"))

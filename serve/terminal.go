@@ -289,9 +289,7 @@ func (t *Terminal) key(ctx context.Context, st *termState, k byte) bool {
 		return false
 	}
 	if st.cur == nil {
-		if k == keyHelp {
-			t.printf("\nmnemos: nothing waits for %s; q quits\n", idString(t.Identity))
-		}
+		t.printf("\nmnemos: nothing waits for %s; q quits\n", idString(t.Identity))
 		return false
 	}
 	p := *st.cur
@@ -341,7 +339,7 @@ func (t *Terminal) key(ctx context.Context, st *termState, k byte) bool {
 // be answered is put away; otherwise (a --remember the gate refused) the
 // card stays for another key.
 func (t *Terminal) refused(st *termState, p approvals.Pending, err error) {
-	t.printf("mnemos: not answered: %s\n", approvals.Printable(err.Error()))
+	t.printf("mnemos: not answered %s: %s\n", p.Token, approvals.Printable(err.Error()))
 	if errors.Is(err, approvals.ErrAlreadyResolved) || errors.Is(err, approvals.ErrExpired) ||
 		errors.Is(err, approvals.ErrUnknownToken) || errors.Is(err, approvals.ErrNotRequester) {
 		st.done[p.Token] = true

@@ -61,6 +61,30 @@ func (tm *term) wait(s string) string {
 	}
 }
 
+// waitAny waits until the output after the last wait holds one of ss,
+// moves on past the first found and returns it.
+func (tm *term) waitAny(ss ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out := tm.out.String()[tm.from:]
+		best, at := "", -1
+		for _, s := range ss {
+			if i := strings.Index(out, s); i >= 0 && (at < 0 || i < at) {
+				best, at = s, i
+			}
+		}
+		if at >= 0 {
+			tm.from += at + len(best)
+			return best
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the terminal never showed any of %q; it shows:\n%s", ss, out)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func (tm *term) press(k string) {
 	tm.t.Helper()
 	if _, err := io.WriteString(tm.keys, k); err != nil {
