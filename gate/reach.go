@@ -41,7 +41,9 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	}
 	home := g.cfg.UserHome
 	ws := dec.Workspace
-	wsIsHome := home != "" && (ws == filepath.Clean(home) || classify.Within(ws, home))
+	// Within cleans both paths: an absolute ws that is the home directory
+	// cleaned is within it.
+	wsIsHome := home != "" && (classify.Within(ws, home) || !filepath.IsAbs(ws) && ws == filepath.Clean(home))
 	var outside []sandbox.Need
 	trees := writableTrees(ws)
 	for _, n := range decisionNeeds(req, dec) {
@@ -117,13 +119,12 @@ func inSandbox(n sandbox.Need, trees []string) bool {
 	if n.Path == "" {
 		return true
 	}
-	p := filepath.Clean(n.Path)
 	for _, d := range trees {
-		if classify.Within(d, p) {
+		if classify.Within(d, n.Path) { // which cleans n.Path
 			return true
 		}
 	}
-	return !n.Write && sandbox.SystemReadable(p)
+	return !n.Write && sandbox.SystemReadable(filepath.Clean(n.Path))
 }
 
 // coveredByGrants reports whether every reach is a path an access of the
