@@ -56,7 +56,7 @@ func (g *Gate) deliver(ctx context.Context, p approvals.Pending, dec *Decision) 
 // so a channel learns no secret the log does not.
 func CardMessage(p approvals.Pending) approvals.Message {
 	card := p.Card()
-	lines := approvals.RenderCard(card)
+	lines := append(approvals.RenderCard(card), cardExtras(p)...)
 	for i, l := range lines {
 		lines[i] = audit.RedactString(l)
 	}

@@ -59,7 +59,9 @@ func writableTrees(ws string) []string {
 // or the run's sandbox reaches the network (another command needs it, or
 // the policy's sandbox section turns it on). in is the input the commands
 // were decided with.
-func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []commandDetail, in policy.Input, grants policy.GrantChecker, explain bool) error {
+//
+// It reports whether it changed a command's outcome.
+func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []commandDetail, in policy.Input, grants policy.GrantChecker, explain bool) (bool, error) {
 	relies := false
 	for i := range dec.Commands {
 		if p := dec.Commands[i].Policy; p != nil && p.ReliesOnSandbox {
@@ -68,7 +70,7 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 		}
 	}
 	if !relies || in.Sandbox == policy.Unsandboxed {
-		return nil
+		return false, nil
 	}
 	switch {
 	case !keepsPromises(g.sandboxStatus()):
@@ -76,8 +78,9 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 	case g.requestSandbox(*dec).cfg.HasNetwork():
 		in.Sandbox = policy.Sandboxed
 	default:
-		return nil
+		return false, nil
 	}
+	changed := false
 	for i := range dec.Commands {
 		cd := &dec.Commands[i]
 		if cd.Policy == nil || !cd.Policy.ReliesOnSandbox {
@@ -86,12 +89,12 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 		in.Command = cd.Command
 		res, err := evaluate(ctx, g.cfg.Policy, in, nil, grants, cd, explain)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if g.cfg.Extra != nil {
 			extra, err := evaluate(ctx, g.cfg.Extra, in, nil, grants, cd, explain)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
 				extra.Reason += " (" + g.cfg.Extra.Source + ")"
@@ -104,6 +107,7 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 		details[i].result = res
 		cd.Policy = &details[i].result
 		cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
+		changed = true
 	}
-	return nil
+	return changed, nil
 }

@@ -507,8 +507,15 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			worst = i
 		}
 	}
-	if err := g.recheckContained(ctx, &dec, details, in, grants, explain); err != nil {
+	if rechecked, err := g.recheckContained(ctx, &dec, details, in, grants, explain); err != nil {
 		return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
+	} else if rechecked {
+		worst = 0
+		for i, c := range dec.Commands {
+			if c.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
+				worst = i
+			}
+		}
 	}
 	if scorer != nil {
 		g.judgeByModel(ctx, scorer, judge, req, &dec)
@@ -684,10 +691,11 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	} else if ok {
 		dec.Approval = &p
-		dec.Card = append(append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...), networkLines(dec.Network)...)
+		dec.Card = append(append(approvals.RenderCard(p.Card()), cardExtras(p)...), networkLines(dec.Network)...)
 		return nil
 	}
 	np := g.newPending(req, *dec)
+	g.recordExtras(&np, dec)
 	np.Details.Bound, np.Details.Pin = describeFacts(req.bound.get()), req.bound.pin()
 	np.Details.Remember = rememberItems(dec, req.bound)
 	p, err := st.CreatePending(ctx, np, now, g.cfg.Policy.ApprovalTTL)
@@ -695,7 +703,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	}
 	dec.Approval = &p
-	dec.Card = append(append(approvals.RenderCard(p.Card()), reachLines(dec.Reach)...), networkLines(dec.Network)...)
+	dec.Card = append(append(approvals.RenderCard(p.Card()), cardExtras(p)...), networkLines(dec.Network)...)
 	if err := g.cfg.Audit.Append(ctx, "approval.requested",
 		slog.String("id", p.Token),
 		slog.String("capability_class", p.CapabilityClass),

@@ -85,8 +85,10 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		territory = approvals.TerritorySession
 	case "permanent":
 		territory = approvals.TerritoryPermanent
+	case "contained":
+		territory = approvals.TerritorySession
 	default:
-		return Approved{}, fmt.Errorf("--remember %q: want session or permanent", o.Remember)
+		return Approved{}, fmt.Errorf("--remember %q: want session, permanent or contained", o.Remember)
 	}
 	if o.For < 0 {
 		return Approved{}, errors.New("--for must be a positive duration")
@@ -111,6 +113,13 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 			return Approved{}, err
 		}
 		territory = approvals.TerritoryPermanent
+	case o.Remember == "contained":
+		if getErr != nil {
+			return Approved{}, getErr
+		}
+		if plan, err = planContained(pend, o, now); err != nil {
+			return Approved{}, err
+		}
 	case territory != approvals.TerritoryNone:
 		if getErr != nil {
 			return Approved{}, getErr

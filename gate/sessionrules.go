@@ -31,25 +31,41 @@ type sessionRules struct {
 
 	loaded bool
 	pol    *policy.Policy
+	// contained holds the "contained work" concessions (containedwork.go).
+	contained *policy.Policy
 }
 
 // apply returns the result of the session rules for a command whose
 // policy result is res, and whether one of them allows it.
 func (s *sessionRules) apply(ctx context.Context, in policy.Input, cl *classify.Classification, res policy.Result, cd *CommandDecision, explain bool) (policy.Result, bool, error) {
 	if res.Outcome != policy.Ask || res.Rule != nil || (res.DecidedBy != policy.ByTable && res.DecidedBy != policy.ByDefaults) ||
-		!usesAlways(res.Accesses) {
+		!usesAlways(res.Accesses) && !res.Contained {
 		return res, false, nil
 	}
 	pol, err := s.policy(ctx)
-	if err != nil || pol == nil {
-		return res, false, err
-	}
-	alt, err := evaluate(ctx, pol, in, cl, nil, cd, explain)
 	if err != nil {
 		return res, false, err
 	}
-	if alt.Outcome != policy.Allow || alt.Rule == nil {
+	if res.Contained && s.contained != nil {
+		if alt, ok, err := s.applyPolicy(ctx, s.contained, in, cl, cd, explain); err != nil || ok {
+			return alt, ok, err
+		}
+	}
+	if pol == nil || !usesAlways(res.Accesses) {
 		return res, false, nil
+	}
+	return s.applyPolicy(ctx, pol, in, cl, cd, explain)
+}
+
+// applyPolicy evaluates a command against a policy of session rules: its
+// result and true when one of them allows it.
+func (s *sessionRules) applyPolicy(ctx context.Context, pol *policy.Policy, in policy.Input, cl *classify.Classification, cd *CommandDecision, explain bool) (policy.Result, bool, error) {
+	alt, err := evaluate(ctx, pol, in, cl, nil, cd, explain)
+	if err != nil {
+		return policy.Result{}, false, err
+	}
+	if alt.Outcome != policy.Allow || alt.Rule == nil {
+		return policy.Result{}, false, nil
 	}
 	alt.Reason = "session " + alt.Reason
 	return alt, true, nil
@@ -75,6 +91,15 @@ func (s *sessionRules) policy(ctx context.Context) (*policy.Policy, error) {
 	rs, err := st.ActiveSessionRules(ctx, s.channel, s.sender, s.session, s.now)
 	if err != nil || len(rs) == 0 {
 		return nil, err
+	}
+	rs, cs := splitContained(rs)
+	if len(cs) > 0 {
+		if s.contained, err = containedPolicy(cs); err != nil {
+			return nil, err
+		}
+	}
+	if len(rs) == 0 {
+		return nil, nil
 	}
 	s.pol, err = sessionPolicy(rs)
 	return s.pol, err

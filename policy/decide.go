@@ -129,6 +129,9 @@ type Result struct {
 	// sandbox (the default "contained work" rule does): the outcome holds
 	// only while the request runs as Input.Sandbox said.
 	ReliesOnSandbox bool `json:"relies_on_sandbox,omitempty"`
+	// Contained says the command is contained work (the field sandbox is
+	// "contained"): under the sandbox, offline, staying inside it.
+	Contained bool `json:"contained,omitempty"`
 }
 
 // Evaluate applies rules, the level × capability table and grants to one
@@ -191,6 +194,7 @@ func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl classify.C
 		shell = p.upperShell
 	}
 	res.ReliesOnSandbox = rule != nil && rule.ReliesOnSandbox()
+	res.Contained = in.Sandbox == SandboxedOffline && Contained(&cl, in.Writable)
 	res.Outcome, res.DecidedBy, res.Reason = combine(&in, &cl, rule, layer, shell, res.Cell)
 	askRule := rule != nil
 	if filter.outcome != Allow {

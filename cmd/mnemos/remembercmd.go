@@ -48,6 +48,9 @@ func printRemembered(a *app, res gate.Approved) {
 
 // sessionRuleWords is what a session rule covers, on one line.
 func sessionRuleWords(r approvals.SessionRule) string {
+	if ws, ok := gate.ContainedWorkspace(r); ok {
+		return "contained work in " + oneLine(ws) + " (what the sandbox holds: no network, writes only there and in temp)"
+	}
 	s := "commands starting with: " + argvLine(r.ArgvPrefix)
 	if r.Exact {
 		s = "exactly: " + argvLine(r.ArgvPrefix)

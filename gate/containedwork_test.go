@@ -1,0 +1,117 @@
+package gate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
+)
+
+// TestSecurityContainedWorkConcession: at supervised, contained work asks
+// with the concession on its card; approving it with --remember contained
+// stops asking about contained work in that workspace for that session,
+// and about nothing else: not a command that reaches the network, writes
+// outside the workspace and temp or what runs later, runs outside the
+// sandbox, comes from another workspace or another session.
+func TestSecurityContainedWorkConcession(t *testing.T) {
+	if !keepsPromises(sandbox.Probe()) {
+		t.Skip("the sandbox does not keep all its promises here: nothing counts as contained")
+	}
+	f := newFixture(t, "")
+	dev := approvals.Identity{Channel: "cli", Sender: "dev"}
+	req := func(session string, argv ...string) Request {
+		r := f.req(argv...)
+		r.Session = session
+		return r
+	}
+	decide := func(r Request) Decision {
+		t.Helper()
+		d, err := f.g.Decide(context.Background(), r, Mode{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// Not contained: the concession is refused.
+	net, err := f.g.Decide(context.Background(), req("s1", "bash", "-c", "make test && curl -s https://example.com"), Mode{})
+	if err != nil || net.Outcome != policy.Ask {
+		t.Fatalf("make test && curl: %s, %v", net.Outcome, err)
+	}
+	if _, err := f.g.Approve(context.Background(), net.Approval.Token, dev, ApproveOptions{Remember: "contained"}); err == nil {
+		t.Error("--remember contained accepted for a request that reaches the network")
+	}
+	d, err := f.g.Decide(context.Background(), req("s1", "make", "test"), Mode{})
+	if err != nil || d.Outcome != policy.Ask || d.Approval == nil {
+		t.Fatalf("make test at supervised: %s, %v", d.Outcome, err)
+	}
+	if card := strings.Join(d.Card, "\n"); !strings.Contains(card, "--remember contained") {
+		t.Errorf("the card does not offer the concession:\n%s", card)
+	}
+	if _, err := f.g.Approve(context.Background(), d.Approval.Token, dev, ApproveOptions{Remember: "contained"}); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(filepath.Dir(f.ws), "other")
+	if err := os.MkdirAll(filepath.Join(other, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := req("s1", "go", "test", "./...")
+	elsewhere.Cwd = other
+	unsandboxed := req("s1", "go", "test", "./...")
+	unsandboxed.Unsandboxed = true
+	for _, tc := range []struct {
+		name string
+		r    Request
+		want policy.Outcome
+	}{
+		{"contained work", req("s1", "bash", "-c", "go vet ./... && go test ./... > /tmp/out.txt"), policy.Allow},
+		{"a write in the workspace", req("s1", "bash", "-c", "make build && ./bin/app --selftest"), policy.Allow},
+		{"the network", req("s1", "bash", "-c", "go test ./... && curl -s https://example.com"), policy.Ask},
+		{"a write outside", req("s1", "bash", "-c", "make > ../x.log"), policy.Ask},
+		{"what runs later", req("s1", "bash", "-c", "cp hook .git/hooks/pre-commit"), policy.Ask},
+		{"another session", req("s2", "go", "test", "./..."), policy.Ask},
+		{"another workspace", elsewhere, policy.Ask},
+		{"outside the sandbox", unsandboxed, policy.Ask},
+	} {
+		// Anything not allowed asks or is denied (a write the sandbox can
+		// never grant is denied up front).
+		if got := decide(tc.r); (got.Outcome == policy.Allow) != (tc.want == policy.Allow) {
+			t.Errorf("%s: %s (%s), want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+	}
+}
+
+// TestSecurityContainedOnlyOffline: at full, the default rule lets
+// contained work run without asking, but not when the same request
+// reaches the network (its sandbox would have the network too), nor when
+// it runs outside the sandbox.
+func TestSecurityContainedOnlyOffline(t *testing.T) {
+	if !keepsPromises(sandbox.Probe()) {
+		t.Skip("the sandbox does not keep all its promises here: nothing counts as contained")
+	}
+	src, err := os.ReadFile("../policy/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, strings.Replace(string(src), "\nlevel: supervised\n", "\nlevel: full\n", 1))
+	if d := f.decide(t, Mode{DryRun: true}, "go", "test", "./..."); d.Outcome != policy.Allow || d.Commands[0].Policy.Rule == nil || d.Commands[0].Policy.Rule.Name != "contained work" {
+		t.Fatalf("go test at full: %s (%s), want allowed by contained work", d.Outcome, d.Reason)
+	}
+	for _, argv := range [][]string{
+		{"bash", "-c", "go test ./... && curl -s https://example.com/"},
+		{"bash", "-c", "curl -s https://example.com/ > /dev/null; make"},
+	} {
+		if d := f.decide(t, Mode{DryRun: true}, argv...); d.Outcome == policy.Allow {
+			t.Errorf("%v: %s (%s), want it to ask", argv, d.Outcome, d.Reason)
+		}
+	}
+	r := f.req("go", "test", "./...")
+	r.Unsandboxed = true
+	if d, _ := f.g.Decide(context.Background(), r, Mode{DryRun: true}); d.Outcome == policy.Allow {
+		t.Errorf("unsandboxed go test: %s (%s), want it to ask", d.Outcome, d.Reason)
+	}
+}
