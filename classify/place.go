@@ -56,9 +56,29 @@ func CdTargets(c shellparse.Command, dirs []string, home string) (next []string,
 		return []string{path.Clean(target)}, true
 	}
 	for _, d := range dirs {
-		next = append(next, path.Join(d, target))
+		next = append(next, joinClean(d, target))
 	}
 	return next, true
+}
+
+// joinClean is path.Join(dir, rel), without cleaning again what is clean
+// already: a clean absolute directory and a clean relative path.
+func joinClean(dir, rel string) string {
+	if !cleanAbs(dir) || !path.IsAbs(dir) || !cleanRel(rel) {
+		return path.Join(dir, rel)
+	}
+	if dir == "/" {
+		return "/" + rel
+	}
+	return dir + "/" + rel
+}
+
+// cleanRel reports whether a relative path is already what path.Clean
+// would make of it, and not ".": no empty, "." or ".." element, no
+// trailing slash.
+func cleanRel(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return p != "" && first != "" && first != "." && first != ".." && cleanAbs(p)
 }
 
 // CdTargetBare reports a cd whose target is a bare relative name ("build",
