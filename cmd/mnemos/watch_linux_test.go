@@ -326,3 +326,31 @@ func TestWatchNeedsTerminal(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 }
+
+// TestWatchAnswersHeldHook: a hook holding for approval is answered from
+// the terminal of the hook's identity (mnemos --channel claude-code
+// approvals watch): a, and the hook answers allow; r, and it answers deny.
+func TestWatchAnswersHeldHook(t *testing.T) {
+	w := newWatchEnv(t)
+	master, tty := openPTY(t)
+	sc := newScreen(t, master)
+	w.watch(tty, "--channel", "claude-code")
+	sc.wait("watching the requests of claude-code:dev")
+	for _, c := range []struct{ key, command, want string }{
+		{"a", "touch held.txt", `"permissionDecision":"allow"`},
+		{"r", "touch refused.txt", `"permissionDecision":"deny"`},
+	} {
+		done, out, errw := w.holdingHook(c.command)
+		sc.wait("bash -c '" + c.command + "'")
+		sc.wait("? ")
+		master.WriteString(c.key)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the hook still holds after %s: %s", c.key, errw.String())
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Fatalf("after %s the hook answered: %s", c.key, out.String())
+		}
+	}
+}
