@@ -32,8 +32,8 @@ import (
 // asking, measured when the corpus was built. Raise them as fixes land;
 // never lower them to make a change pass.
 const (
-	dayworkFloorFull       = 42.3
-	dayworkFloorSupervised = 32.6
+	dayworkFloorFull       = 98.3
+	dayworkFloorSupervised = 32.7
 )
 
 // dayworkScriptedDayMax is, for each scripted day
@@ -41,8 +41,8 @@ const (
 // supervised when measured. The target is at most 5; lower these as
 // fixes land.
 var dayworkScriptedDayMax = map[string]int{
-	"scripted_day_go.session": 7,
-	"scripted_day_ts.session": 7,
+	"scripted_day_go.session": 1,
+	"scripted_day_ts.session": 1,
 }
 
 // dayworkKnownGuardDenials lists ordinary lines the guard denies at full,
@@ -609,8 +609,8 @@ func TestDayWorkScriptedDay(t *testing.T) {
 				}
 			}
 			s := replayDay(t, day)
-			summary := fmt.Sprintf("%s at supervised: %d commands, %d approvals (remembered for the session %d, permanently %d, approved once %d), %d still not run after approval; target: at most 5",
-				name, len(day), s.approvals, s.how["session"], s.how["permanent"], s.how["once"], s.blocked)
+			summary := fmt.Sprintf("%s at supervised: %d commands, %d approvals (contained work for the session %d, remembered for the session %d, permanently %d, approved once %d), %d still not run after approval; target: at most 5",
+				name, len(day), s.approvals, s.how["contained"], s.how["session"], s.how["permanent"], s.how["once"], s.blocked)
 			t.Log(summary)
 			appendDayworkReport(t, "\nScripted day "+summary+".\n")
 			if s.approvals > max {
@@ -656,7 +656,7 @@ func replayDay(t *testing.T, day []dayworkLine) dayStats {
 		}
 		st.approvals++
 		how := ""
-		for _, remember := range []string{"session", "permanent", ""} {
+		for _, remember := range []string{"contained", "session", "permanent", ""} {
 			_, err := g.Approve(ctx, d.Approval.Token, by, ApproveOptions{Remember: remember})
 			if err == nil {
 				how = remember
