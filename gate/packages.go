@@ -1408,3 +1408,52 @@ func fetchStep(dec Decision) string {
 	}
 	return ""
 }
+
+// toolDirs are, for each package manager whose download cache lies in
+// the sandbox's default caches, the directory under home that holds the
+// cache: a fresh machine has no ~/go before the first module download,
+// and the sandbox grants only caches whose tool directory exists (it
+// creates ~/go/pkg itself once ~/go exists).
+func toolDirs(name string) []string {
+	switch name {
+	case "go":
+		return []string{"go"}
+	case "npm", "npx", "pnpm":
+		return []string{".npm"}
+	case "gradle", "gradlew":
+		return []string{".gradle"}
+	case "mvn", "mvnw":
+		return []string{".m2"}
+	}
+	return nil
+}
+
+// makeToolDirs creates, before an allowed run, the tool directories of
+// the package managers that fetch in it (toolDirs), when the user's
+// environment does not move their caches elsewhere: empty directories,
+// which the tool would have made itself outside the sandbox.
+func (g *Gate) makeToolDirs(dec Decision) {
+	home := g.cfg.UserHome
+	if home == "" || !filepath.IsAbs(home) {
+		return
+	}
+	var env []string
+	if g.cfg.Environ != nil {
+		env = g.cfg.Environ()
+	}
+	for _, c := range dec.Commands {
+		if c.Policy == nil || !slices.ContainsFunc(c.Policy.Accesses, func(a policy.AccessResult) bool { return a.Capability == classify.NetworkHTTP }) {
+			continue
+		}
+		name := c.Command.Name()
+		if name == "go" && (envValue(env, "GOPATH") != "" || envValue(env, "GOMODCACHE") != "") {
+			continue
+		}
+		for _, d := range toolDirs(name) {
+			p := filepath.Join(home, d)
+			if _, err := os.Lstat(p); os.IsNotExist(err) {
+				_ = os.Mkdir(p, 0o755)
+			}
+		}
+	}
+}
