@@ -90,3 +90,16 @@ type Backend interface {
 }
 
 var _ Backend = (*Store)(nil)
+
+// Waiter is a Backend that can wake a process waiting for a person's
+// answer as soon as the answer is given, on whichever host (the
+// PostgreSQL store listens for its notifications). Without it, a waiting
+// process looks again at an interval.
+type Waiter interface {
+	// WaitChange returns nil when the request with this token may have
+	// changed or max has passed, whichever comes first; an error when ctx
+	// ends or it cannot wait (the caller then looks at its interval).
+	// The first call only starts listening and returns at once, so the
+	// caller's next look cannot miss an answer given in between.
+	WaitChange(ctx context.Context, token string, max time.Duration) error
+}

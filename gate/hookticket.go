@@ -279,10 +279,8 @@ func (g *Gate) HoldApproval(ctx context.Context, req Request, dec Decision, mode
 		case approvals.StatusExpired:
 			return deny(dec, "approval", "approval "+p.Token+" expired before anyone answered"), nil
 		}
-		select {
-		case <-ctx.Done():
+		if !pause(ctx, st, dec.Approval.Token, t.C, every) {
 			return dec, nil
-		case <-t.C:
 		}
 	}
 }

@@ -134,10 +134,8 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 			dec = deny(dec, "approval", "approval "+p.Token+" expired before anyone answered")
 			return dec, nil
 		}
-		select {
-		case <-ctx.Done():
+		if !pause(ctx, st, dec.Approval.Token, t.C, every) {
 			return deny(dec, "approval", "stopped waiting: "+ctx.Err().Error()), nil
-		case <-t.C:
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/approvals/pgstore"
@@ -125,4 +126,24 @@ func (g *Gate) childEnviron(env []string) []string {
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		return strings.HasPrefix(kv, pg.DSNEnv+"=")
 	})
+}
+
+// pause waits before the next look at a parked request: until the state
+// says the request changed (a shared database notifies an answer given
+// on any host), or tick fires, or ctx ends (false).
+func pause(ctx context.Context, st approvals.Backend, token string, tick <-chan time.Time, every time.Duration) bool {
+	if w, ok := st.(approvals.Waiter); ok {
+		if err := w.WaitChange(ctx, token, every); err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-tick:
+		return true
+	}
 }

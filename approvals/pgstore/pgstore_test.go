@@ -61,3 +61,19 @@ func poolQuery(t *testing.T, dsn, q string, dest ...any) error {
 	defer c.Close(context.Background())
 	return c.QueryRow(context.Background(), q).Scan(dest...)
 }
+
+// execSQL runs statements on the database at dsn.
+func execSQL(t *testing.T, dsn string, stmts ...string) error {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	for _, q := range stmts {
+		if _, err := c.Exec(context.Background(), q); err != nil {
+			return err
+		}
+	}
+	return nil
+}

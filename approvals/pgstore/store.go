@@ -45,6 +45,8 @@ type Store struct {
 	host string
 	rand io.Reader
 	wall func() time.Time
+	// listen is the LISTEN connection of WaitChange, opened on first use.
+	listen listener
 }
 
 var _ approvals.Backend = (*Store)(nil)
@@ -149,6 +151,7 @@ func (s *Store) Path() string { return describe(s.cfg) }
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	s.closeListener()
 	s.pool.Close()
 	return nil
 }
