@@ -146,6 +146,7 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 // RunResult.Hint.
 func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio, opts RunOptions, status sandbox.Status, early *earlySandbox) (RunResult, error) {
 	failed := RunResult{ExitCode: -1}
+	g.makeToolDirs(dec)
 	sb, pre, err := early.spec(g, req, dec, opts)
 	if err != nil {
 		if se := (*SandboxError)(nil); errors.As(err, &se) {
