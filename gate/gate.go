@@ -81,6 +81,8 @@ type Gate struct {
 	logWarned atomic.Bool
 	// status is what the kernel's sandbox enforces, probed once.
 	status statusCache
+	// secrets is stateSecrets, kept for the paths it was worked out from.
+	secrets atomic.Pointer[stateSecretPaths]
 }
 
 // New returns a Gate. Config.Policy must be set.

@@ -276,8 +276,24 @@ func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 	return "", false
 }
 
-// stateSecrets are the files and directories namesStateSecret looks for.
+// stateSecrets are the files and directories namesStateSecret looks for,
+// worked out once for the gate's paths. The caller does not change them.
 func (g *Gate) stateSecrets() (files, dirs []string) {
-	db := g.cfg.Paths.DBFile
-	return []string{audit.KeyPath(g.cfg.Paths.AuditFile), db, db + "-wal", db + "-shm", db + "-journal"}, []string{g.hookTicketDir()}
+	p := g.cfg.Paths
+	if s := g.secrets.Load(); s != nil && s.audit == p.AuditFile && s.db == p.DBFile && s.state == p.StateDir {
+		return s.files, s.dirs
+	}
+	db := p.DBFile
+	s := &stateSecretPaths{audit: p.AuditFile, db: db, state: p.StateDir,
+		files: []string{audit.KeyPath(p.AuditFile), db, db + "-wal", db + "-shm", db + "-journal"},
+		dirs:  []string{g.hookTicketDir()}}
+	g.secrets.Store(s)
+	return s.files, s.dirs
+}
+
+// stateSecretPaths is stateSecrets for the audit log, database and state
+// directory it names.
+type stateSecretPaths struct {
+	audit, db, state string
+	files, dirs      []string
 }

@@ -1,0 +1,40 @@
+package gate
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+// TestSecurityStateSecretsFollowThePaths: the state secrets a gate keeps
+// from one decision to the next are those of its paths as they are now,
+// not as they were when it first decided.
+func TestSecurityStateSecretsFollowThePaths(t *testing.T) {
+	f := newFixture(t, "level: full\ndefaults: {shell: allow}\nallow:\n  - {name: cat, command: {argv_prefix: [cat]}}\n")
+	decide := func(cmd string) Decision {
+		t.Helper()
+		req := f.req("bash", "-c", cmd)
+		req.Unsandboxed = true
+		d, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for round := range 2 {
+		for _, p := range []string{f.g.cfg.Paths.DBFile, audit.KeyPath(f.g.cfg.Paths.AuditFile), f.g.hookTicketDir() + "/t"} {
+			if d := decide("cat " + p); d.Outcome != policy.Deny || d.BlockedBy != "guard" {
+				t.Errorf("round %d: cat %s = %s by %s (%s), want a guard deny", round, p, d.Outcome, d.BlockedBy, d.Reason)
+			}
+		}
+		moved := filepath.Join(filepath.Dir(f.home), "mh")
+		paths, err := Locate(moved, func(string) string { return "" }, f.home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.g.cfg.Paths = paths
+	}
+}
