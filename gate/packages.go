@@ -1373,8 +1373,8 @@ func networkLines(n *Network) []string {
 	for i, p := range n.Ports {
 		ports[i] = strconv.Itoa(int(p))
 	}
-	return []string{approvals.Printable("network: approving lets this run connect to " + strings.Join(n.Hosts, ", ") +
-		" (TCP ports " + strings.Join(ports, ", ") + ")")}
+	return []string{approvals.Printable("network: approving lets this run reach " + strings.Join(n.Hosts, ", ") +
+		" on TCP ports " + strings.Join(ports, ", ") + " (the sandbox limits the ports, not the hosts)")}
 }
 
 // networkBeyondFetch reports whether the run's sandbox would have the

@@ -178,7 +178,7 @@ func TestPackageFactsSecurityFilesAreData(t *testing.T) {
 	if d.Outcome != policy.Ask || d.Network == nil || !slices.Equal(d.Network.Hosts, []string{"project.example"}) {
 		t.Fatalf("npm install: %s, network %+v; want ask naming project.example", d.Outcome, d.Network)
 	}
-	if !slices.ContainsFunc(d.Card, func(l string) bool { return strings.Contains(l, "connect to project.example (TCP ports 443, 80)") }) {
+	if !slices.ContainsFunc(d.Card, func(l string) bool { return strings.Contains(l, "reach project.example on TCP ports 443, 80 ") }) {
 		t.Errorf("card %q does not name the registry and its ports", d.Card)
 	}
 	// Approved, then the project's registry changed: the ticket is not
