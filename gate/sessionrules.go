@@ -54,11 +54,15 @@ func (s *sessionRules) apply(ctx context.Context, in policy.Input, cl *classify.
 	if pol == nil || !usesAlways(res.Accesses) {
 		return res, false, nil
 	}
-	return s.applyPolicy(ctx, pol, in, cl, cd, explain)
+	if alt, ok, err := s.applyPolicy(ctx, pol, in, cl, cd, explain); err != nil || ok {
+		return alt, ok, err
+	}
+	return res, false, nil
 }
 
 // applyPolicy evaluates a command against a policy of session rules: its
-// result and true when one of them allows it.
+// result and true when one of them allows it; a zero result and false
+// when none does.
 func (s *sessionRules) applyPolicy(ctx context.Context, pol *policy.Policy, in policy.Input, cl *classify.Classification, cd *CommandDecision, explain bool) (policy.Result, bool, error) {
 	alt, err := evaluate(ctx, pol, in, cl, nil, cd, explain)
 	if err != nil {
