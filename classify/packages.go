@@ -225,7 +225,9 @@ func (f *fetch) web(hosts ...string) {
 // file: URL; ok is false when the value cannot be read.
 func urlHostPort(raw string) (host string, port uint16, ok bool) {
 	raw = strings.TrimSpace(raw)
-	if raw == "" || strings.ContainsAny(raw, "$`") {
+	if raw == "" || strings.ContainsAny(raw, "$`") || strings.Contains(raw, "::") {
+		// TRANSPORT::ADDRESS runs git's remote helper for TRANSPORT
+		// (ext::CMD runs CMD): what it reaches is not a host.
 		return "", 0, false
 	}
 	if strings.HasPrefix(raw, "/") || strings.HasPrefix(raw, "./") || strings.HasPrefix(raw, "../") || raw == "." || raw == ".." || strings.HasPrefix(raw, "file:") {
@@ -1419,8 +1421,13 @@ func gitFetch(sub string, rest []shellparse.Word, pk *Packages) (fetch, bool) {
 		if len(pk.GitRemotes) == 0 {
 			f.dynamic = true
 		}
-		for _, urls := range pk.GitRemotes {
-			for _, u := range urls {
+		names := make([]string, 0, len(pk.GitRemotes))
+		for n := range pk.GitRemotes {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			for _, u := range pk.GitRemotes[n] {
 				f.gitURL(u)
 			}
 		}

@@ -316,6 +316,8 @@ func TestURLHostPort(t *testing.T) {
 		{"file:///srv/r", "", 0, true},
 		{"origin", "", 0, false},
 		{"$URL", "", 0, false},
+		{"ext::sh -c touch% /tmp/x", "", 0, false},
+		{"fd::17", "", 0, false},
 		{"https://h.example:0/", "", 0, false},
 		{"https://h.example:99999/", "", 0, false},
 		{"ftp://h.example/", "", 0, false},

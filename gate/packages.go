@@ -51,6 +51,8 @@ type factReader struct {
 	ws    string
 	dirs  []string
 	facts pkgFacts
+	// wsReal is the workspace with its links resolved, on first use.
+	wsReal string
 }
 
 func (r *factReader) getenv(k string) string { return envValue(r.env, k) }
@@ -120,6 +122,27 @@ func readSmall(p string, max int64) ([]byte, bool) {
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max))
 	return b, err == nil
+}
+
+// read is readSmall, except that a file inside the workspace is read only
+// when it resolves inside the workspace: a project's .npmrc linked to a
+// file of the user's is not the project's configuration, and what the
+// gate reads of it would show on the card.
+func (r *factReader) read(p string, max int64) ([]byte, bool) {
+	if !classify.Within(r.ws, p) {
+		return readSmall(p, max)
+	}
+	if r.wsReal == "" {
+		r.wsReal = r.ws
+		if real, err := filepath.EvalSymlinks(r.ws); err == nil {
+			r.wsReal = real
+		}
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || !classify.Within(r.wsReal, real) {
+		return nil, false
+	}
+	return readSmall(real, max)
 }
 
 // source records a configuration file inside the workspace that the
@@ -243,7 +266,7 @@ func (r *factReader) goFacts() {
 		envFile = filepath.Join(r.configHome(), "go", "env")
 	}
 	if envFile != "" && envFile != "off" {
-		if b, ok := readSmall(envFile, maxConfig); ok {
+		if b, ok := r.read(envFile, maxConfig); ok {
 			for _, line := range strings.Split(string(b), "\n") {
 				if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
 					goenv[k] = strings.Trim(v, "'\"")
@@ -278,7 +301,7 @@ func (r *factReader) goFacts() {
 		switch {
 		case gowork == "off":
 		case gowork != "":
-			if b, ok := readSmall(gowork, maxConfig); ok {
+			if b, ok := r.read(gowork, maxConfig); ok {
 				work = parseGoMod(b)
 				for _, u := range work.uses {
 					mods = append(mods, filepath.Join(filepath.Dir(gowork), u, "go.mod"))
@@ -286,7 +309,7 @@ func (r *factReader) goFacts() {
 			}
 		default:
 			if p, ok := nearest(toRoot(dir), "go.work"); ok {
-				if b, ok := readSmall(p, maxConfig); ok {
+				if b, ok := r.read(p, maxConfig); ok {
 					work = parseGoMod(b)
 					for _, u := range work.uses {
 						if !filepath.IsAbs(u) {
@@ -305,7 +328,7 @@ func (r *factReader) goFacts() {
 			mods = []string{p}
 		}
 		for _, m := range mods {
-			b, ok := readSmall(m, maxConfig)
+			b, ok := r.read(m, maxConfig)
 			if !ok {
 				continue
 			}
@@ -467,7 +490,7 @@ func inModCache(cache, path, version string, source bool) bool {
 // npmrc reads an npmrc file's registry and scoped registries, the
 // registry first ("" when it names none), and its proxies.
 func (r *factReader) npmrc(p string) (registry string, scoped []string, ok bool) {
-	b, ok := readSmall(p, maxConfig)
+	b, ok := r.read(p, maxConfig)
 	if !ok {
 		return "", nil, false
 	}
@@ -576,7 +599,7 @@ func (r *factReader) yarnRegistries() []string {
 		}
 	}
 	for _, p := range files {
-		b, ok := readSmall(p, maxConfig)
+		b, ok := r.read(p, maxConfig)
 		if !ok {
 			continue
 		}
@@ -617,7 +640,7 @@ func (r *factReader) bunRegistries() []string {
 		}
 	}
 	for _, p := range files {
-		b, ok := readSmall(p, maxConfig)
+		b, ok := r.read(p, maxConfig)
 		if !ok {
 			continue
 		}
@@ -734,7 +757,7 @@ func (r *factReader) pipFacts() {
 		files = append(files, v)
 	}
 	for _, p := range files {
-		b, ok := readSmall(p, maxConfig)
+		b, ok := r.read(p, maxConfig)
 		if !ok {
 			continue
 		}
@@ -784,7 +807,7 @@ func (r *factReader) uvFacts() {
 		}
 	}
 	for _, p := range files {
-		b, ok := readSmall(p, maxConfig)
+		b, ok := r.read(p, maxConfig)
 		if !ok {
 			continue
 		}
@@ -871,7 +894,7 @@ func (r *factReader) cargoFacts() {
 		if lock, ok := nearest(toRoot(dir), "Cargo.lock"); ok {
 			r.cargoLock(lock, cargoHome)
 		} else if manifest, ok := nearest(toRoot(dir), "Cargo.toml"); ok {
-			if b, ok := readSmall(manifest, maxConfig); ok && cargoHasDeps(b) {
+			if b, ok := r.read(manifest, maxConfig); ok && cargoHasDeps(b) {
 				pk.CargoMissing = true
 			}
 		}
@@ -887,7 +910,7 @@ func (r *factReader) cargoConfig(files []string) {
 	replaceWith := ""
 	offlineSet := false
 	for _, p := range files {
-		b, ok := readSmall(p, maxConfig)
+		b, ok := r.read(p, maxConfig)
 		if !ok {
 			continue
 		}
@@ -947,7 +970,7 @@ func (r *factReader) cargoConfig(files []string) {
 // unpacked (registry/src), a git package not checked out.
 func (r *factReader) cargoLock(lock, cargoHome string) {
 	pk := r.facts.pk
-	b, ok := readSmall(lock, maxLock)
+	b, ok := r.read(lock, maxLock)
 	if !ok {
 		return
 	}
@@ -1077,7 +1100,7 @@ func (r *factReader) gemFacts() {
 		if !ok {
 			continue
 		}
-		b, ok := readSmall(p, maxConfig)
+		b, ok := r.read(p, maxConfig)
 		if !ok {
 			continue
 		}
@@ -1097,7 +1120,7 @@ func (r *factReader) mavenFacts() {
 	if p == "" {
 		return
 	}
-	b, ok := readSmall(p, maxConfig)
+	b, ok := r.read(p, maxConfig)
 	if !ok {
 		return
 	}
@@ -1151,7 +1174,7 @@ func (r *factReader) gradleFacts() {
 		if !ok || userHome == "" {
 			continue
 		}
-		b, ok := readSmall(p, maxConfig)
+		b, ok := r.read(p, maxConfig)
 		if !ok {
 			continue
 		}
@@ -1194,7 +1217,7 @@ func (r *factReader) gitFacts() {
 			top = d
 			if fi.IsDir() {
 				gitDir = p
-			} else if b, ok := readSmall(p, 4096); ok {
+			} else if b, ok := r.read(p, 4096); ok {
 				if g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
 					g = strings.TrimSpace(g)
 					if !filepath.IsAbs(g) {
@@ -1209,7 +1232,7 @@ func (r *factReader) gitFacts() {
 			continue
 		}
 		common := gitDir
-		if b, ok := readSmall(filepath.Join(gitDir, "commondir"), 4096); ok {
+		if b, ok := r.read(filepath.Join(gitDir, "commondir"), 4096); ok {
 			c := strings.TrimSpace(string(b))
 			if !filepath.IsAbs(c) {
 				c = filepath.Join(gitDir, c)
@@ -1217,11 +1240,11 @@ func (r *factReader) gitFacts() {
 			common = c
 		}
 		branch := ""
-		if b, ok := readSmall(filepath.Join(gitDir, "HEAD"), 4096); ok {
+		if b, ok := r.read(filepath.Join(gitDir, "HEAD"), 4096); ok {
 			branch, _ = strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
 		}
 		cfg := filepath.Join(common, "config")
-		if b, ok := readSmall(cfg, maxConfig); ok {
+		if b, ok := r.read(cfg, maxConfig); ok {
 			r.source(cfg)
 			remotes, upstream := gitConfig(b, branch, r)
 			if pk.GitRemotes == nil {
@@ -1234,7 +1257,7 @@ func (r *factReader) gitFacts() {
 				pk.GitUpstream = upstream
 			}
 		}
-		if b, ok := readSmall(filepath.Join(top, ".gitmodules"), maxConfig); ok {
+		if b, ok := r.read(filepath.Join(top, ".gitmodules"), maxConfig); ok {
 			r.source(filepath.Join(top, ".gitmodules"))
 			for _, line := range strings.Split(string(b), "\n") {
 				k, v, ok := strings.Cut(strings.TrimSpace(line), "=")

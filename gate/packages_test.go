@@ -163,6 +163,17 @@ func TestPackageFactsSecurityFilesAreData(t *testing.T) {
 		t.Fatal("deciding bun install blocked on a FIFO .npmrc or /dev/zero")
 	}
 
+	// A project's .npmrc linked to a file outside the workspace is not
+	// read: what it names would show on the card.
+	l := newFixture(t, "")
+	writeFiles(t, l.home, map[string]string{"private.ini": "registry=https://private-host.example/\n"})
+	if err := os.Symlink(filepath.Join(l.home, "private.ini"), filepath.Join(l.ws, ".npmrc")); err != nil {
+		t.Fatal(err)
+	}
+	if d := l.decide(t, Mode{DryRun: true}, "npm", "install"); strings.Contains(fmt.Sprint(d.Commands[0].Policy.Accesses), "private-host") {
+		t.Errorf("a linked .npmrc was read: %v", d.Commands[0].Policy.Accesses)
+	}
+
 	g := newFixture(t, "")
 	writeFiles(t, g.ws, map[string]string{".npmrc": "registry=https://project.example/\n//project.example/:_authToken=SECRET-NPM-TOKEN\n_auth=SECRET-BASIC\n"})
 	writeFiles(t, g.home, map[string]string{".npmrc": "//registry.npmjs.org/:_authToken=SECRET-USER-TOKEN\n"})
