@@ -29,10 +29,20 @@ func cleanAbs(p string) bool {
 	if p == "" || p[len(p)-1] == '/' {
 		return false
 	}
-	// An empty, "." or ".." element after a slash; strings.Contains looks
-	// for each faster than a loop over the bytes would.
-	return !strings.Contains(p, "//") && !strings.Contains(p, "/./") && !strings.Contains(p, "/../") &&
-		!strings.HasSuffix(p, "/.") && !strings.HasSuffix(p, "/..")
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		// The element after this slash.
+		j := i + 1
+		if j == len(p) || p[j] == '/' {
+			return false
+		}
+		if p[j] == '.' && (j+1 == len(p) || p[j+1] == '/' || p[j+1] == '.' && (j+2 == len(p) || p[j+2] == '/')) {
+			return false
+		}
+	}
+	return true
 }
 
 // HasCap reports whether any access of the classification uses c.
