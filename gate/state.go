@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/approvals/pgstore"
+	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -146,4 +147,48 @@ func pause(ctx context.Context, st approvals.Backend, token string, tick <-chan 
 	case <-tick:
 		return true
 	}
+}
+
+// SharedStore opens the state and returns it when it is the shared
+// PostgreSQL database (the central audit table lives there); ok is false
+// for the SQLite file.
+func (g *Gate) SharedStore(ctx context.Context) (*pgstore.Store, bool, error) {
+	if !g.SharedState() {
+		return nil, false, nil
+	}
+	st, err := g.Store(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	s, ok := st.(*pgstore.Store)
+	return s, ok, nil
+}
+
+// ShipAudit sends what the local audit log holds beyond the central
+// table's copy of this host's chain (pgstore.Store.Ship). It opens the
+// state: call it where connecting is expected (mnemos audit ship, mnemos
+// serve), or after the state was opened anyway (ShipIfOpen).
+func (g *Gate) ShipAudit(ctx context.Context) (pgstore.ShipResult, error) {
+	s, ok, err := g.SharedStore(ctx)
+	if err != nil || !ok {
+		return pgstore.ShipResult{}, err
+	}
+	res, err := s.Ship(ctx, audit.Open(g.cfg.Paths.AuditFile, audit.Options{}))
+	if err != nil {
+		return res, &StateError{Path: g.StateWhere(), Err: err}
+	}
+	return res, nil
+}
+
+// ShipIfOpen ships the audit log when this process has the shared state
+// open already, so that a command which needed the state also brings
+// its events (and those spooled while the database was away) to the
+// central table; one the rules and the table settled connects to nothing.
+// A failure leaves the events in the local log for the next shipper.
+func (g *Gate) ShipIfOpen(ctx context.Context) error {
+	if g.store == nil || !g.SharedState() {
+		return nil
+	}
+	_, err := g.ShipAudit(ctx)
+	return err
 }

@@ -77,3 +77,5 @@ func execSQL(t *testing.T, dsn string, stmts ...string) error {
 	}
 	return nil
 }
+
+func pgtestRandom() string { return pgtest.RandomName() }

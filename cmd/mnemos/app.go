@@ -137,6 +137,9 @@ type app struct {
 	// onlyTightens names the command when it can only make things
 	// stricter: files StrictModes refuses are then warnings (see trust).
 	onlyTightens string
+	// noShip keeps a command that only reads the shared state (audit
+	// verify --fleet) from shipping the audit log on its way out.
+	noShip bool
 	// tolerant names the command when it reads nothing from the policy
 	// and can only show the state or make things stricter: a policy file
 	// that does not load is then a warning (see policies).
@@ -279,6 +282,8 @@ func exitCodeOf(w io.Writer, err error) int {
 		switch {
 		case errors.As(err, &sch):
 			hint = sch.Hint()
+		case errors.Is(err, pgstore.ErrChainDiverged):
+			hint = "nothing was shipped; give each audit log its own host id (MNEMOS_HOST_ID), and keep this log: `mnemos audit verify` checks it"
 		case strings.HasPrefix(se.Path, "postgres"):
 			hint = "nothing was allowed that needs the shared state: check that the PostgreSQL server is up and the connection string (state: in your policy) is right"
 		}
@@ -330,6 +335,7 @@ func (r recorder) Append(ctx context.Context, kind string, attrs ...slog.Attr) e
 }
 
 func (a *app) close() {
+	a.shipOnClose()
 	if a.g != nil {
 		_ = a.g.Close()
 	}

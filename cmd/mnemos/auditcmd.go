@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/approvals/pgstore"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/vaglio"
 )
@@ -17,6 +18,7 @@ type AuditCmd struct {
 	Tail   AuditTailCmd   `cmd:"" help:"Show the last events."`
 	Verify AuditVerifyCmd `cmd:"" help:"Check the hash chain, the MACs and the anchor; name the first bad line."`
 	Head   AuditHeadCmd   `cmd:"" help:"Print the log's head (line count and last MAC) to keep elsewhere."`
+	Ship   AuditShipCmd   `cmd:"" help:"Send the events the shared PostgreSQL state's central table lacks, in order, each once."`
 	Vaglio AuditVaglioCmd `cmd:"" help:"Show the last verdicts of the guard and the judge (vaglio's private log: option names, never values)."`
 }
 
@@ -129,8 +131,9 @@ func sandboxParts(sb map[string]any) []string {
 
 // AuditVerifyCmd is mnemos audit verify.
 type AuditVerifyCmd struct {
-	JSON bool   `name:"json" help:"Print the report as JSON."`
-	Head string `name:"head" placeholder:"HEAD" help:"A head printed by 'mnemos audit head' and kept elsewhere: the log must still extend it."`
+	JSON  bool   `name:"json" help:"Print the report as JSON."`
+	Head  string `name:"head" placeholder:"HEAD" help:"A head printed by 'mnemos audit head' and kept elsewhere: the log must still extend it."`
+	Fleet bool   `help:"Also check every host's chain in the shared PostgreSQL state's central audit table, and that no line is missing."`
 }
 
 // Run verifies the chain; exit 1 names the first bad line.
@@ -156,11 +159,24 @@ func (c *AuditVerifyCmd) Run(a *app) error {
 	if err != nil {
 		return verifyError(err)
 	}
+	fleetOK := true
+	var fleet []pgstore.HostChain
+	if c.Fleet {
+		if fleet, fleetOK, err = a.verifyFleet(c.JSON); err != nil {
+			return err
+		}
+	}
 	if c.JSON {
 		out := verifyJSON{File: p.AuditFile, OK: rep.OK, Lines: rep.Lines, FirstBad: rep.FirstBad, Problem: rep.Problem,
 			LastHash: rep.LastHash, KeyedLines: rep.Keyed, UnkeyedLines: rep.Unkeyed, LastMAC: rep.LastMAC}
 		if o.Head != nil {
 			out.Head = o.Head.String()
+		}
+		if c.Fleet {
+			if fleet == nil {
+				fleet = []pgstore.HostChain{}
+			}
+			out.Fleet = &fleet
 		}
 		if err := writeJSON(a.io.out, out); err != nil {
 			return err
@@ -173,6 +189,9 @@ func (c *AuditVerifyCmd) Run(a *app) error {
 		if o.Head != nil {
 			fmt.Fprintf(a.io.out, "head: the log extends %s\n", o.Head)
 		}
+	}
+	if !fleetOK {
+		return &exitError{code: exitFailure, msg: "the central audit table: a host's chain is broken or has a line missing (see above)", hint: "no host can change what was shipped through the hosts' role; look for who wrote to the table as its owner"}
 	}
 	if !rep.OK {
 		// The problem names the line it blames, if any.
@@ -236,6 +255,8 @@ type verifyJSON struct {
 	LastMAC      string `json:"last_mac,omitempty"`
 	// Head is the --head the log was checked against.
 	Head string `json:"head,omitempty"`
+	// Fleet is, with --fleet, each host's chain in the central table.
+	Fleet *[]pgstore.HostChain `json:"fleet,omitempty"`
 }
 
 // AuditHeadCmd is mnemos audit head.
