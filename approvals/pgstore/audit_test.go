@@ -211,3 +211,38 @@ func dbName(t *testing.T, dsn string) string {
 	}
 	return cfg.Database
 }
+
+// The README's row-level security keeps a host's role to its own chain.
+func TestAuditRowLevelSecurity(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtestServer(t)
+	db := srv.NewDatabase(t)
+	a, b := "host_a_"+pgtestRandom(), "host_b_"+pgtestRandom()
+	for _, r := range []string{a, b} {
+		if err := srv.Exec("postgres", "CREATE ROLE "+r+" LOGIN"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.Exec("postgres", "DROP OWNED BY "+r, "DROP ROLE IF EXISTS "+r) })
+		if _, err := pgstore.Migrate(ctx, srv.DSN(db), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := srv.Exec(db, `ALTER TABLE audit_events ENABLE ROW LEVEL SECURITY`,
+		`CREATE POLICY read_all ON audit_events FOR SELECT USING (true)`,
+		`CREATE POLICY own_chain ON audit_events FOR INSERT WITH CHECK (host = current_user)`); err != nil {
+		t.Fatal(err)
+	}
+	la := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"), audit.Options{})
+	appendN(t, la, 4)
+	if res, err := open(t, srv.DSNAs(a, db), a).Ship(ctx, la); err != nil || res.Shipped != 4 {
+		t.Fatalf("own chain: %+v %v", res, err)
+	}
+	lb := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"), audit.Options{})
+	appendN(t, lb, 2)
+	if res, err := open(t, srv.DSNAs(b, db), a).Ship(ctx, lb); err == nil || res.Shipped != 0 {
+		t.Errorf("%s shipped as %s: %+v %v", b, a, res, err)
+	}
+	if res, err := open(t, srv.DSNAs(b, db), b).Ship(ctx, lb); err != nil || res.Shipped != 2 {
+		t.Errorf("%s's own chain: %+v %v", b, res, err)
+	}
+}
