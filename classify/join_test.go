@@ -31,3 +31,25 @@ func TestJoinCleanIsPathJoin(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestWithinCleanIsWithin: WithinClean on a directory cleaned once
+// answers what Within answers.
+func TestWithinCleanIsWithin(t *testing.T) {
+	f := func(dir, target string) bool {
+		dir, target = "/"+dir, "/"+target
+		return WithinClean(path.Clean(dir), target) == Within(dir, target) &&
+			WithinClean(path.Clean(dir), target[1:]) == Within(dir, target[1:])
+	}
+	if err := quick.Check(f, &quick.Config{MaxCount: 50000, Values: func(v []reflect.Value, r *rand.Rand) {
+		const alphabet = "/./ab"
+		for k := range v {
+			b := make([]byte, r.Intn(10))
+			for i := range b {
+				b[i] = alphabet[r.Intn(len(alphabet))]
+			}
+			v[k] = reflect.ValueOf(string(b))
+		}
+	}}); err != nil {
+		t.Error(err)
+	}
+}

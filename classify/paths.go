@@ -7,11 +7,21 @@ import (
 
 // Within reports whether target is dir or below it (both absolute, clean).
 func Within(dir, target string) bool {
-	if dir == "" || !path.IsAbs(dir) || !path.IsAbs(target) {
+	if dir == "" || !path.IsAbs(dir) {
 		return false
 	}
 	if !cleanAbs(dir) {
 		dir = path.Clean(dir)
+	}
+	return WithinClean(dir, target)
+}
+
+// WithinClean is Within for a dir known to be absolute and clean (as
+// path.Clean leaves it), which it does not look at again: a caller
+// asking about many targets cleans dir once.
+func WithinClean(dir, target string) bool {
+	if !path.IsAbs(target) {
+		return false
 	}
 	if !cleanAbs(target) {
 		target = path.Clean(target)
