@@ -263,7 +263,7 @@ func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 			}
 		}
 		for _, d := range dirs {
-			if classify.Within(d, a.Target) {
+			if filepath.IsAbs(d) && classify.WithinClean(d, a.Target) { // d is clean (stateSecrets)
 				return a.Target, true
 			}
 			if a.Glob {
@@ -277,7 +277,8 @@ func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 }
 
 // stateSecrets are the files and directories namesStateSecret looks for,
-// worked out once for the gate's paths. The caller does not change them.
+// worked out once for the gate's paths, the directories clean (joined).
+// The caller does not change them.
 func (g *Gate) stateSecrets() (files, dirs []string) {
 	p := g.cfg.Paths
 	if s := g.secrets.Load(); s != nil && s.audit == p.AuditFile && s.db == p.DBFile && s.state == p.StateDir {

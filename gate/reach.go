@@ -45,7 +45,17 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	// cleaned is within it.
 	wsIsHome := home != "" && (classify.Within(ws, home) || !filepath.IsAbs(ws) && ws == filepath.Clean(home))
 	var outside []sandbox.Need
-	trees := writableTrees(ws)
+	// The trees cleaned once, for classify.WithinClean; Within finds
+	// nothing in a relative one.
+	trees := writableTrees(ws) // a new slice, filtered in place
+	k := 0
+	for _, t := range trees {
+		if filepath.IsAbs(t) {
+			trees[k] = filepath.Clean(t)
+			k++
+		}
+	}
+	trees = trees[:k]
 	for _, n := range decisionNeeds(req, dec) {
 		if !inSandbox(n, trees) {
 			outside = append(outside, n)
@@ -114,13 +124,14 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 
 // inSandbox reports a need the default sandbox grants whatever the
 // policy says: in the workspace or a temp directory (trees, the
-// workspace's writableTrees), or a read of the system's directories.
+// workspace's writableTrees, absolute and clean), or a read of the
+// system's directories.
 func inSandbox(n sandbox.Need, trees []string) bool {
 	if n.Path == "" {
 		return true
 	}
 	for _, d := range trees {
-		if classify.Within(d, n.Path) { // which cleans n.Path
+		if classify.WithinClean(d, n.Path) { // which cleans n.Path
 			return true
 		}
 	}
