@@ -17,6 +17,13 @@
 //     rules and accesses see the option the manual names.
 //   - Services (classify_services.go): which commands and hosts are
 //     local or hosted models, mailboxes, calendars and chat channels.
+//   - Package managers and git remotes (packages.go): which installs and
+//     fetches reach which registries (network:http to them), read from
+//     the command line, the command's environment words and the facts
+//     the gate read of their configuration and caches (Place.Packages,
+//     PackageNeeds); which builds fetch (their dependencies not in the
+//     cache); the ports a fetch connects to (Fetch) and the fetch step
+//     a failed build needs (FetchStep).
 //   - The environment-variable table (envvars.go, JudgeEnv, EnvVars):
 //     variables that make a program run other code, load code, write or
 //     read a file, or reroute its traffic.
