@@ -732,6 +732,14 @@ func ExpandOptions(cmd shellparse.Command) (out shellparse.Command, why string) 
 // mnemos never allows without a person. Targets name the command as
 // written.
 func Classify(cmd shellparse.Command, pl Place) Classification {
+	c, _ := ClassifyExpanded(cmd, pl)
+	return c
+}
+
+// ClassifyExpanded is Classify, also returning the command as
+// ExpandOptions writes it out, which Classify reads: a caller that needs
+// both does the work once.
+func ClassifyExpanded(cmd shellparse.Command, pl Place) (Classification, shellparse.Command) {
 	x, why := ExpandOptions(cmd)
 	c := classifyArgv(x, pl)
 	if len(x.Argv) > 0 && &x.Argv[0] != &cmd.Argv[0] {
@@ -745,5 +753,5 @@ func Classify(cmd shellparse.Command, pl Place) Classification {
 	if why != "" {
 		c.raise(Ask, why)
 	}
-	return c
+	return c, x
 }

@@ -154,17 +154,25 @@ func (p *Policy) EvaluateClassified(ctx context.Context, in Input, cl classify.C
 // evaluate is Evaluate, recording the rules considered in tr when it is
 // not nil.
 func (p *Policy) evaluate(ctx context.Context, in Input, grants GrantChecker, tr *tracer) (Result, error) {
-	return p.evaluateClassified(ctx, in, classify.Classify(in.Command, in.Place), grants, tr)
+	cl, expanded := classify.ClassifyExpanded(in.Command, in.Place)
+	return p.evaluateExpanded(ctx, in, expanded, cl, grants, tr)
 }
 
 func (p *Policy) evaluateClassified(ctx context.Context, in Input, cl classify.Classification, grants GrantChecker, tr *tracer) (Result, error) {
+	expanded, _ := classify.ExpandOptions(in.Command)
+	return p.evaluateExpanded(ctx, in, expanded, cl, grants, tr)
+}
+
+// evaluateExpanded is evaluateClassified with the command's options
+// written out (classify.ExpandOptions).
+func (p *Policy) evaluateExpanded(ctx context.Context, in Input, expanded shellparse.Command, cl classify.Classification, grants GrantChecker, tr *tracer) (Result, error) {
 	// in is this call's copy: what an earlier command cached in the
 	// caller's Input is not this command's.
 	in.joined = [2]joinedText{}
 	in.costs = p
 	// Rules read argv as the program does: an abbreviated long option
 	// written out in full (git reset --har matches a rule on --hard).
-	in.Command, _ = classify.ExpandOptions(in.Command)
+	in.Command = expanded
 	res := Result{Verb: cl.Verb, Reversibility: cl.Reversibility, Cell: Allowed}
 	if len(cl.Accesses) > 0 {
 		res.Accesses = make([]AccessResult, len(cl.Accesses))
