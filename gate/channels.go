@@ -56,7 +56,7 @@ func (g *Gate) deliver(ctx context.Context, p approvals.Pending, dec *Decision) 
 // so a channel learns no secret the log does not.
 func CardMessage(p approvals.Pending) approvals.Message {
 	card := p.Card()
-	lines := append(approvals.RenderCard(card), cardExtras(p)...)
+	lines := append(approvals.RenderCard(card), cardExtras(p, false)...)
 	for i, l := range lines {
 		lines[i] = audit.RedactString(l)
 	}

@@ -122,13 +122,14 @@ func containedLine(ws string) string {
 const metaReach = "sandbox"
 
 // cardExtras are the card's lines after seed 002's: the paths outside the
-// sandbox the request names, and the contained-work concession.
-func cardExtras(p approvals.Pending) []string {
+// sandbox the request names and, with concession (the command line's
+// card, where --remember can be given), the contained-work concession.
+func cardExtras(p approvals.Pending, concession bool) []string {
 	var out []string
 	if r := p.Details.Meta[metaReach]; r != "" {
 		out = append(out, strings.Split(r, "\n")...)
 	}
-	if ws := p.Details.Meta[metaContained]; ws != "" {
+	if ws := p.Details.Meta[metaContained]; ws != "" && concession {
 		out = append(out, containedLine(ws))
 	}
 	return out

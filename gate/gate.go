@@ -693,7 +693,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	} else if ok {
 		dec.Approval = &p
-		dec.Card = append(append(approvals.RenderCard(p.Card()), cardExtras(p)...), networkLines(dec.Network)...)
+		dec.Card = append(append(approvals.RenderCard(p.Card()), cardExtras(p, true)...), networkLines(dec.Network)...)
 		return nil
 	}
 	np := g.newPending(req, *dec)
@@ -705,7 +705,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	}
 	dec.Approval = &p
-	dec.Card = append(append(approvals.RenderCard(p.Card()), cardExtras(p)...), networkLines(dec.Network)...)
+	dec.Card = append(append(approvals.RenderCard(p.Card()), cardExtras(p, true)...), networkLines(dec.Network)...)
 	if err := g.cfg.Audit.Append(ctx, "approval.requested",
 		slog.String("id", p.Token),
 		slog.String("capability_class", p.CapabilityClass),
