@@ -3,13 +3,17 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/classify"
 )
 
@@ -100,4 +104,36 @@ func TestMeasureGrantLookup(t *testing.T) {
 	}
 	med, p99 := quantiles(ds)
 	t.Logf("grant lookup among 1 000 000 grants (unix socket): median %v, p99 %v (500 lookups)", med.Round(time.Microsecond), p99.Round(time.Microsecond))
+}
+
+// TestMeasureAuditIngest: 8 hosts ship 5 000 events each at once.
+func TestMeasureAuditIngest(t *testing.T) {
+	measure(t)
+	ctx := context.Background()
+	_, dsn := newDB(t)
+	const hosts, events = 8, 5000
+	logs := make([]*audit.Log, hosts)
+	for i := range logs {
+		logs[i] = audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"), audit.Options{})
+		for j := range events {
+			if err := logs[i].Append(ctx, "policy.decision", slog.String("decision", "allow"), slog.Any("argv", []string{"ls", "-la"}), slog.Int("j", j)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, l := range logs {
+		s := open(t, dsn, fmt.Sprintf("host-%d", i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, err := s.Ship(ctx, l); err != nil || res.Shipped != events {
+				t.Errorf("ship: %+v %v", res, err)
+			}
+		}()
+	}
+	wg.Wait()
+	d := time.Since(start)
+	t.Logf("audit ingest: %d hosts x %d events shipped at once in %v: %.0f events/s", hosts, events, d.Round(time.Millisecond), float64(hosts*events)/d.Seconds())
 }

@@ -91,6 +91,10 @@ func parseDSN(dsn string) (*pgx.ConnConfig, error) {
 		// pgx's message may quote the string, password and all.
 		return nil, errors.New("the PostgreSQL connection string does not parse (see https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING)")
 	}
+	// One round trip a statement: a short-lived mnemos runs each query
+	// once or twice, so preparing and caching statements costs more than
+	// it saves.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}

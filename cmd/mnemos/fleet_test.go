@@ -317,3 +317,59 @@ func connect(t *testing.T, dsn string) *pgx.Conn {
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c
 }
+
+// TestMeasureDecisionLatency: the whole process of `mnemos policy check`
+// for a command a grant covers (the state is read), with the state in
+// SQLite and in PostgreSQL (unix socket), and for one the rules settle.
+// It prints medians for the notes; MNEMOS_MEASURE=1 runs it.
+func TestMeasureDecisionLatency(t *testing.T) {
+	if os.Getenv("MNEMOS_MEASURE") != "1" {
+		t.Skip("SKIP: a measurement; run with MNEMOS_MEASURE=1")
+	}
+	srv := fleetServer(t)
+	hosts, _ := newFleet(t, srv, 2)
+	pg, lite := hosts[0], hosts[1]
+	// The second host keeps the SQLite file: its policy without state:.
+	pol := filepath.Join(lite.home, ".mnemos", "policy.yaml")
+	b, _ := os.ReadFile(pol)
+	if err := os.WriteFile(pol, []byte(strings.Split(string(b), "\nstate:")[0]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	median := func(h *fleetHost, args ...string) time.Duration {
+		var ds []time.Duration
+		for range 40 {
+			start := time.Now()
+			if c, out := h.run(t, args...); c != 0 {
+				t.Fatalf("%s %v exited %d: %s", h.id, args, c, out)
+			}
+			ds = append(ds, time.Since(start))
+		}
+		slicesSort(ds)
+		return ds[len(ds)/2]
+	}
+	for _, h := range []*fleetHost{pg, lite} {
+		file := filepath.Join(h.ws, "granted.txt")
+		_, out := h.run(t, "run", "--", "touch", file)
+		m := approvalID.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("%s: %s", h.id, out)
+		}
+		if c, out := h.run(t, "approvals", "approve", m[1], "--remember", "permanent"); c != 0 {
+			t.Fatalf("%s: approve: %s", h.id, out)
+		}
+		state := "SQLite"
+		if h == pg {
+			state = "PostgreSQL"
+		}
+		t.Logf("policy check, grant lookup, state in %s: median %v", state, median(h, "policy", "check", "--", "touch", file).Round(10*time.Microsecond))
+		t.Logf("policy check, rules and table only (%s host): median %v", state, median(h, "policy", "check", "--", "ls").Round(10*time.Microsecond))
+	}
+}
+
+func slicesSort(ds []time.Duration) {
+	for i := 1; i < len(ds); i++ {
+		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
+			ds[j], ds[j-1] = ds[j-1], ds[j]
+		}
+	}
+}
