@@ -52,14 +52,20 @@ func (s toolSpec) takes(opt string) bool {
 	return g != nil && g.takesValue(opt)
 }
 
-// catalog is the parsed catalog, built once and never changed.
-var catalog = sync.OnceValue(func() map[string]toolSpec {
+// catalog is the parsed catalog, built once and never changed. Its
+// entries are pointers: a map of values this large is read through the
+// runtime's slow path, and every read copies the entry.
+var catalog = sync.OnceValue(func() map[string]*toolSpec {
 	m, err := parseCatalogLazy(catalogSource)
 	if err != nil {
 		// catalog.txt is embedded and tested; failing here is a build defect.
 		panic("classify: " + err.Error())
 	}
-	return m
+	out := make(map[string]*toolSpec, len(m))
+	for name, spec := range m {
+		out[name] = &spec
+	}
+	return out
 })
 
 // parseCatalog parses the catalog and builds every option grammar in it,
@@ -174,7 +180,7 @@ func parseCatalogLazy(src string) (map[string]toolSpec, error) {
 // specOf returns a program's catalog entry; an unlisted program runs code.
 func specOf(name string) toolSpec {
 	if s, ok := catalog()[name]; ok {
-		return s
+		return *s
 	}
 	return toolSpec{kind: kindExec}
 }

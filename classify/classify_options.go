@@ -602,7 +602,12 @@ func (g *grammar) staticName(v string) bool {
 }
 
 // gitGrammar is the grammar of a git subcommand, or nil.
-func gitGrammar(sub string) *grammar { return catalog()["git"].subs[sub].built() }
+func gitGrammar(sub string) *grammar {
+	if git, ok := catalog()["git"]; ok {
+		return git.subs[sub].built()
+	}
+	return nil
+}
 
 // optionGrammar finds the grammar that reads a command's options: the
 // program's, or for git the subcommand's, with the index in argv where
