@@ -488,12 +488,38 @@ func mailMessage(p approvals.Pending, addr string, from, to *mail.Address, now t
 	header("Message-ID", "<"+p.Token+"."+fmt.Sprint(p.CreatedAt.Unix())+"@mnemos.invalid>")
 	header("MIME-Version", "1.0")
 	header("Content-Type", "text/plain; charset=utf-8")
+	text := bytes.ReplaceAll(body.Bytes(), []byte("\n"), []byte("\r\n"))
+	if plainASCII(text) {
+		// As it is, so that even a reader of the raw mail sees whole
+		// links.
+		header("Content-Transfer-Encoding", "7bit")
+		header("Auto-Submitted", "auto-generated")
+		out.WriteString("\r\n")
+		out.Write(text)
+		return out.Bytes()
+	}
 	header("Content-Transfer-Encoding", "quoted-printable")
 	header("Auto-Submitted", "auto-generated")
 	out.WriteString("\r\n")
 	qp := quotedprintable.NewWriter(&out)
-	qp.Write(bytes.ReplaceAll(body.Bytes(), []byte("\n"), []byte("\r\n")))
+	qp.Write(text)
 	qp.Close()
 	out.WriteString("\r\n")
 	return out.Bytes()
+}
+
+// plainASCII reports text that 7bit carries as it is: ASCII, lines of at
+// most 998 characters (RFC 5322).
+func plainASCII(text []byte) bool {
+	for _, l := range bytes.Split(text, []byte("\r\n")) {
+		if len(l) > 998 {
+			return false
+		}
+		for _, c := range l {
+			if c >= 0x80 || c == 0 || c == '\r' || c == '\n' {
+				return false
+			}
+		}
+	}
+	return true
 }

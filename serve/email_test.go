@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"io"
 	"math/big"
+	"mime"
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
@@ -245,14 +246,22 @@ func waitEvents(t *testing.T, f *fixture, kind, id string, n int) []audit.Record
 	}
 }
 
-// decodeMail parses a message and decodes its quoted-printable body.
+// decodeMail parses a message and decodes its body.
 func decodeMail(t *testing.T, raw string) (*mail.Message, string) {
 	t.Helper()
 	msg, err := mail.ReadMessage(strings.NewReader(raw))
 	if err != nil {
 		t.Fatalf("not a mail: %v\n%s", err, raw)
 	}
-	body, err := io.ReadAll(quotedprintable.NewReader(msg.Body))
+	r := io.Reader(msg.Body)
+	switch cte := msg.Header.Get("Content-Transfer-Encoding"); cte {
+	case "quoted-printable":
+		r = quotedprintable.NewReader(r)
+	case "7bit":
+	default:
+		t.Fatalf("Content-Transfer-Encoding %q", cte)
+	}
+	body, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,11 +482,23 @@ func TestSecurityEmailHeaders(t *testing.T) {
 		t.Fatalf("headers %v, want %v:\n%s", names, want, head)
 	}
 	msg, body := decodeMail(t, raw)
+	if msg.Header.Get("Content-Transfer-Encoding") != "7bit" {
+		t.Errorf("an ASCII card is sent as %s", msg.Header.Get("Content-Transfer-Encoding"))
+	}
 	if strings.Contains(body, "\nBcc:") || strings.Contains(body, "\nforged body") {
 		t.Fatalf("the request's words made lines of their own:\n%s", body)
 	}
 	if s := msg.Header.Get("Subject"); strings.ContainsAny(s, "\r\n") {
 		t.Fatalf("subject %q", s)
+	}
+	// Words beyond ASCII travel quoted-printable, and read back whole.
+	q := f.park(dev, []string{"touch", "résumé.txt"}, 0)
+	msg, body = decodeMail(t, string(mailMessage(q, "127.0.0.1:7700", from, from, time.Now())))
+	if msg.Header.Get("Content-Transfer-Encoding") != "quoted-printable" || !strings.Contains(body, "command:  touch 'résumé.txt'\r\n") {
+		t.Errorf("a card beyond ASCII: %s\n%s", msg.Header.Get("Content-Transfer-Encoding"), body)
+	}
+	if s, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject")); err != nil || !strings.Contains(s, "résumé.txt") {
+		t.Errorf("subject %q, %v", s, err)
 	}
 }
 
