@@ -402,6 +402,9 @@ type ListOptions struct {
 	// Fleet lists the requests of every host sharing the state, not only
 	// this one's; a store that serves one host has only its own.
 	Fleet bool
+	// Requester, when set, lists only the requests of this identity:
+	// those it can answer.
+	Requester *Identity
 }
 
 // List returns requests newest first: by default only those still open at
@@ -418,9 +421,14 @@ func (s *Store) List(ctx context.Context, o ListOptions, now time.Time) ([]Pendi
 	q := `SELECT ` + pendingColumns("CASE WHEN status = 'pending' AND expires_at < ? THEN 'expired' ELSE status END") +
 		` FROM pending`
 	args := []any{n}
+	q += ` WHERE 1 = 1`
 	if !o.IncludeResolved {
-		q += ` WHERE status = 'pending' AND expires_at >= ?`
+		q += ` AND status = 'pending' AND expires_at >= ?`
 		args = append(args, n)
+	}
+	if o.Requester != nil {
+		q += ` AND channel = ? AND sender_id = ?`
+		args = append(args, o.Requester.Channel, o.Requester.Sender)
 	}
 	q += ` ORDER BY created_at DESC, rowid DESC LIMIT ?`
 	args = append(args, limit)

@@ -471,6 +471,17 @@ func findOpenListCleanup(t *testing.T, open Opener) {
 	if one, _ := s.List(ctx, approvals.ListOptions{IncludeResolved: true, Limit: 1}, later); len(one) != 1 {
 		t.Errorf("limit 1 listed %d", len(one))
 	}
+	bobs := newReq("bob")
+	bobs.Sender = "bob"
+	if _, err := s.CreatePending(ctx, bobs, now.Add(3*time.Second), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if mine, _ := s.List(ctx, approvals.ListOptions{IncludeResolved: true, Requester: &alice}, later); len(mine) != 3 {
+		t.Errorf("alice's requests: %d, want 3", len(mine))
+	}
+	if his, _ := s.List(ctx, approvals.ListOptions{Requester: &bob}, later); len(his) != 1 || his[0].Sender != "bob" {
+		t.Errorf("bob's requests: %+v", his)
+	}
 	swept, err := s.CleanupExpired(ctx, later)
 	if err != nil {
 		t.Fatal(err)

@@ -180,6 +180,10 @@ func (s *Store) List(ctx context.Context, o approvals.ListOptions, now time.Time
 	if !o.IncludeResolved {
 		q += ` AND status = 'pending' AND expires_at >= ` + at(1)
 	}
+	if o.Requester != nil {
+		args = append(args, o.Requester.Channel, o.Requester.Sender)
+		q += fmt.Sprintf(` AND channel = $%d AND sender_id = $%d`, len(args)-1, len(args))
+	}
 	q += ` ORDER BY created_at DESC, seq DESC`
 	if limit > 0 {
 		args = append(args, limit)

@@ -26,7 +26,7 @@ type ApprovalsListCmd struct {
 	JSON   bool `name:"json" help:"Print a JSON array."`
 	Limit  int  `default:"50" help:"At most this many requests."`
 	Digest bool `help:"One line per channel, sender and capability: how many requests, and the newest (every request counts, whatever --limit)."`
-	Fleet  bool `help:"List the requests of every host sharing the PostgreSQL state, with the host each was parked on."`
+	Fleet  bool `help:"List your requests (your channel and sender) on every host sharing the PostgreSQL state, with the host each was parked on."`
 }
 
 // Run lists requests, newest first.
@@ -51,7 +51,14 @@ func (c *ApprovalsListCmd) Run(a *app) error {
 	if c.Digest {
 		limit = -1
 	}
-	list, err := st.List(a.ctx, approvals.ListOptions{IncludeResolved: c.All, Limit: limit, Fleet: c.Fleet}, a.now())
+	o := approvals.ListOptions{IncludeResolved: c.All, Limit: limit, Fleet: c.Fleet}
+	if c.Fleet {
+		// A team's database holds everyone's requests: the fleet's list
+		// is of those this identity can answer.
+		id := a.identity()
+		o.Requester = &id
+	}
+	list, err := st.List(a.ctx, o, a.now())
 	if err != nil {
 		return err
 	}
