@@ -842,22 +842,31 @@ func resolvePaths(pl Place, w shellparse.Word, out []resolved) []resolved {
 	q = strings.TrimRight(q, "/")
 	here := q == "" || q == "."
 	simple := here || relClean(q)
+	// Which directories are clean, asked once for the three loops below.
+	var cleanBuf [8]bool
+	var clean []bool
+	if simple {
+		clean = cleanBuf[:0]
+		for _, d := range pl.Dirs {
+			clean = append(clean, cleanDir(d))
+		}
+	}
 	// A clean relative path below a clean absolute directory joins by
 	// concatenation, all of them into one string.
 	var joined strings.Builder
 	if simple && !here {
 		n := 0
-		for _, d := range pl.Dirs {
-			if cleanDir(d) {
+		for i, d := range pl.Dirs {
+			if clean[i] {
 				n += len(d) + 1 + len(q)
 			}
 		}
 		joined.Grow(n)
 	}
 	start := len(out)
-	for _, d := range pl.Dirs {
+	for i, d := range pl.Dirs {
 		switch {
-		case !simple || !cleanDir(d):
+		case !simple || !clean[i]:
 			p := d + "/" + v
 			if d == "/" {
 				p = "/" + v
@@ -880,7 +889,7 @@ func resolvePaths(pl Place, w shellparse.Word, out []resolved) []resolved {
 	}
 	if all, off := joined.String(), 0; all != "" {
 		for i, d := range pl.Dirs {
-			if !cleanDir(d) {
+			if !clean[i] {
 				continue
 			}
 			n := len(d) + 1 + len(q)
