@@ -173,6 +173,9 @@ func (g *Gate) ShipAudit(ctx context.Context) (pgstore.ShipResult, error) {
 	if err != nil || !ok {
 		return pgstore.ShipResult{}, err
 	}
+	if err := bindLogHost(g.cfg.Paths.AuditFile+".host", s.Host()); err != nil {
+		return pgstore.ShipResult{}, &StateError{Path: g.StateWhere(), Err: err}
+	}
 	res, err := s.Ship(ctx, audit.Open(g.cfg.Paths.AuditFile, audit.Options{}))
 	if err != nil {
 		return res, &StateError{Path: g.StateWhere(), Err: err}
@@ -191,4 +194,36 @@ func (g *Gate) ShipIfOpen(ctx context.Context) error {
 	}
 	_, err := g.ShipAudit(ctx)
 	return err
+}
+
+// ErrLogHostChanged: the audit log was shipped as another host id.
+var ErrLogHostChanged = errors.New("one audit log ships as one host")
+
+// bindLogHost records, in file beside the audit log, the host id the log
+// is shipped as, the first time; afterwards it refuses another id, so one
+// log is never shipped as two hosts (MNEMOS_HOST_ID changed, or set for
+// one command).
+func bindLogHost(file, host string) error {
+	b, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			_, werr := f.WriteString(host + "\n")
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			return werr
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return err
+	}
+	if bound := strings.TrimSpace(string(b)); bound != host {
+		return fmt.Errorf("%w: it is shipped as host %q (%s), and the host id is now %q", ErrLogHostChanged, bound, file, host)
+	}
+	return nil
 }

@@ -101,3 +101,20 @@ func TestSecuritySharedStateFailsClosed(t *testing.T) {
 		t.Errorf("error does not name the shared state: %v", err)
 	}
 }
+
+// One audit log ships as one host, whatever MNEMOS_HOST_ID says later.
+func TestBindLogHost(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.jsonl.host")
+	if err := bindLogHost(file, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%v %v", fi, err)
+	}
+	if err := bindLogHost(file, "laptop"); err != nil {
+		t.Errorf("same host: %v", err)
+	}
+	if err := bindLogHost(file, "ci"); !errors.Is(err, ErrLogHostChanged) {
+		t.Errorf("another host: %v", err)
+	}
+}

@@ -282,6 +282,8 @@ func exitCodeOf(w io.Writer, err error) int {
 		switch {
 		case errors.As(err, &sch):
 			hint = sch.Hint()
+		case errors.Is(err, gate.ErrLogHostChanged):
+			hint = "nothing was shipped; unset MNEMOS_HOST_ID or set it back to the id this log ships as"
 		case errors.Is(err, pgstore.ErrChainDiverged):
 			hint = "nothing was shipped; give each audit log its own host id (MNEMOS_HOST_ID), and keep this log: `mnemos audit verify` checks it"
 		case strings.HasPrefix(se.Path, "postgres"):
