@@ -44,7 +44,6 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	// Within cleans both paths: an absolute ws that is the home directory
 	// cleaned is within it.
 	wsIsHome := home != "" && (classify.Within(ws, home) || !filepath.IsAbs(ws) && ws == filepath.Clean(home))
-	var outside []sandbox.Need
 	// The trees cleaned once, for classify.WithinClean; Within finds
 	// nothing in a relative one.
 	trees := writableTrees(ws) // a new slice, filtered in place
@@ -56,11 +55,7 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 		}
 	}
 	trees = trees[:k]
-	for _, n := range decisionNeeds(req, dec) {
-		if !inSandbox(n, trees) {
-			outside = append(outside, n)
-		}
-	}
+	outside := decisionNeeds(req, dec, func(n sandbox.Need) bool { return !inSandbox(n, trees) })
 	sockets := engineSockets(dec, g.getenv)
 	signals := signalsOut(dec)
 	if len(outside) == 0 && len(sockets) == 0 && signals == "" && !wsIsHome {
@@ -287,9 +282,15 @@ func reachLines(reach []Reach) []string {
 // the decision classified them (never guessed from other words): each
 // access with a known absolute path, and each redirect to or from a file;
 // removing or moving a file changes its directory. A command in the
-// script of a shell told only to read it (sh -n) needs nothing.
-func decisionNeeds(req Request, dec *Decision) []sandbox.Need {
+// script of a shell told only to read it (sh -n) needs nothing. Only the
+// needs keep reports are returned.
+func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []sandbox.Need {
 	var needs []sandbox.Need
+	add := func(n sandbox.Need) {
+		if keep(n) {
+			needs = append(needs, n)
+		}
+	}
 	for _, c := range dec.Commands {
 		if c.Policy == nil || vaglio.NoExec(c.Command) {
 			continue
@@ -303,14 +304,14 @@ func decisionNeeds(req Request, dec *Decision) []sandbox.Need {
 			}
 			switch a.Capability {
 			case classify.FSRead:
-				needs = append(needs, sandbox.Need{Path: a.Target})
+				add(sandbox.Need{Path: a.Target})
 			case classify.FSWrite:
 				if existing {
 					if _, err := os.Lstat(a.Target); err != nil {
 						continue
 					}
 				}
-				needs = append(needs, sandbox.Need{Path: a.Target, Write: true})
+				add(sandbox.Need{Path: a.Target, Write: true})
 			}
 		}
 		for _, r := range c.Command.Redirects {
@@ -323,9 +324,9 @@ func decisionNeeds(req Request, dec *Decision) []sandbox.Need {
 			}
 			switch r.Op {
 			case ">", ">>", "&>", "&>>", ">|", "<>":
-				needs = append(needs, sandbox.Need{Path: filepath.Clean(p), Write: true})
+				add(sandbox.Need{Path: filepath.Clean(p), Write: true})
 			case "<":
-				needs = append(needs, sandbox.Need{Path: filepath.Clean(p)})
+				add(sandbox.Need{Path: filepath.Clean(p)})
 			}
 		}
 	}
