@@ -199,7 +199,7 @@ func Migrate(ctx context.Context, dsn, role string) (MigrateResult, error) {
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return MigrateResult{}, fmt.Errorf("connect to %s: %w", describe(cfg), err)
+		return MigrateResult{}, fmt.Errorf("connect to %s: %w", describe(cfg), oneLine(err))
 	}
 	defer conn.Close(context.Background())
 	var res MigrateResult

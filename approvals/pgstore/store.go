@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -127,7 +128,7 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 	pcfg.MinConns = 0
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", describe(cfg), err)
+		return nil, fmt.Errorf("connect to %s: %w", describe(cfg), oneLine(err))
 	}
 	s := &Store{pool: pool, cfg: cfg, host: o.Host, rand: o.Rand, wall: o.Wall}
 	if s.rand == nil {
@@ -142,7 +143,7 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 		if errors.As(err, &se) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("connect to %s: %w", describe(cfg), err)
+		return nil, fmt.Errorf("connect to %s: %w", describe(cfg), oneLine(err))
 	}
 	return s, nil
 }
@@ -197,3 +198,27 @@ func nullStr(s string) *string {
 }
 
 func normToken(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
+
+// lineErr is an error shown on one line: pgx lists each address it tried
+// on a line of its own (twice each with sslmode=prefer).
+type lineErr struct{ err error }
+
+func (e lineErr) Error() string {
+	var parts []string
+	for _, l := range strings.Split(e.err.Error(), "\n") {
+		l = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(l), ":"))
+		if l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, ": ")
+}
+
+func (e lineErr) Unwrap() error { return e.err }
+
+func oneLine(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "\n") {
+		return err
+	}
+	return lineErr{err}
+}
