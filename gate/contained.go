@@ -56,8 +56,9 @@ func writableTrees(ws string) []string {
 // recheckContained decides again the commands a rule settled because they
 // were contained (the field sandbox), when that turns out not to hold for
 // the request as a whole: the kernel cannot keep the sandbox's promises,
-// or the run's sandbox reaches the network (another command needs it, or
-// the policy's sandbox section turns it on). in is the input the commands
+// the run's sandbox reaches the network (another command needs it, or
+// the policy's sandbox section turns it on), or it may write git's
+// configuration or check out the workspace's later files. in is the input the commands
 // were decided with.
 //
 // It reports whether it changed a command's outcome.
@@ -76,6 +77,11 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 	case !keepsPromises(g.sandboxStatus()):
 		in.Sandbox = policy.Unsandboxed
 	case g.requestSandbox(*dec).cfg.HasNetwork():
+		in.Sandbox = policy.Sandboxed
+	case writesGitConfig(*dec) || changesGitWorktree(*dec):
+		// The run's sandbox lets it write git's configuration, or the
+		// workspace's own later files (.envrc, .vscode …) as the
+		// repository has them: what runs later is then within its reach.
 		in.Sandbox = policy.Sandboxed
 	default:
 		return false, nil

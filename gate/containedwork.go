@@ -87,7 +87,8 @@ func (g *Gate) containedRequest(dec *Decision) bool {
 		}
 		asking = true
 	}
-	return asking && !g.requestSandbox(*dec).cfg.HasNetwork() && keepsPromises(g.sandboxStatus())
+	return asking && !g.requestSandbox(*dec).cfg.HasNetwork() && !writesGitConfig(*dec) && !changesGitWorktree(*dec) &&
+		keepsPromises(g.sandboxStatus())
 }
 
 // planContained is the concession of --remember contained: one session

@@ -45,6 +45,14 @@ func TestSecurityContainedWorkConcession(t *testing.T) {
 	if _, err := f.g.Approve(context.Background(), net.Approval.Token, dev, ApproveOptions{Remember: "contained"}); err == nil {
 		t.Error("--remember contained accepted for a request that reaches the network")
 	}
+	// Nor for a command whose run may write git's configuration.
+	cfg, err := f.g.Decide(context.Background(), req("s1", "git", "config", "alias.st", "!id"), Mode{})
+	if err != nil || cfg.Outcome != policy.Ask {
+		t.Fatalf("git config: %s, %v", cfg.Outcome, err)
+	}
+	if _, err := f.g.Approve(context.Background(), cfg.Approval.Token, dev, ApproveOptions{Remember: "contained"}); err == nil {
+		t.Error("--remember contained accepted for git config")
+	}
 	d, err := f.g.Decide(context.Background(), req("s1", "make", "test"), Mode{})
 	if err != nil || d.Outcome != policy.Ask || d.Approval == nil {
 		t.Fatalf("make test at supervised: %s, %v", d.Outcome, err)
@@ -73,6 +81,10 @@ func TestSecurityContainedWorkConcession(t *testing.T) {
 		{"the network", req("s1", "bash", "-c", "go test ./... && curl -s https://example.com"), policy.Ask},
 		{"a write outside", req("s1", "bash", "-c", "make > ../x.log"), policy.Ask},
 		{"what runs later", req("s1", "bash", "-c", "cp hook .git/hooks/pre-commit"), policy.Ask},
+		// Their runs may write git's configuration, or the workspace's
+		// later files as the repository has them.
+		{"git config", req("s1", "git", "config", "core.fsmonitor", "touch /x; false"), policy.Ask},
+		{"a checkout", req("s1", "git", "switch", "other"), policy.Ask},
 		{"another session", req("s2", "go", "test", "./..."), policy.Ask},
 		{"another workspace", elsewhere, policy.Ask},
 		{"outside the sandbox", unsandboxed, policy.Ask},
@@ -102,6 +114,9 @@ func TestSecurityContainedOnlyOffline(t *testing.T) {
 		t.Fatalf("go test at full: %s (%s), want allowed by contained work", d.Outcome, d.Reason)
 	}
 	for _, argv := range [][]string{
+		// What the run's sandbox lets write what runs later.
+		{"git", "config", "core.fsmonitor", "touch /x; false"},
+		{"git", "-C", ".", "config", "--local", "alias.st", "!id"},
 		{"bash", "-c", "go test ./... && curl -s https://example.com/"},
 		{"bash", "-c", "curl -s https://example.com/ > /dev/null; make"},
 	} {
