@@ -23,11 +23,24 @@ func WithinClean(dir, target string) bool {
 	if !path.IsAbs(target) {
 		return false
 	}
-	if !cleanAbs(target) {
-		target = path.Clean(target)
+	if target == dir || dir == "/" {
+		return true
 	}
-	return target == dir || dir == "/" ||
-		len(target) > len(dir) && target[len(dir)] == '/' && strings.HasPrefix(target, dir)
+	below := len(target) > len(dir) && target[len(dir)] == '/' && strings.HasPrefix(target, dir)
+	if below && cleanAbs(target[len(dir):]) {
+		// dir's elements are clean, and so are those after it.
+		return true
+	}
+	if !below && !strings.Contains(target, path.Base(dir)) {
+		// Cleaning only drops elements: a target that cleans to a path
+		// below dir holds dir's last element as written.
+		return false
+	}
+	if cleanAbs(target) {
+		return below
+	}
+	target = path.Clean(target)
+	return target == dir || len(target) > len(dir) && target[len(dir)] == '/' && strings.HasPrefix(target, dir)
 }
 
 // cleanAbs reports whether an absolute path is already what path.Clean
