@@ -12,11 +12,18 @@ import (
 
 // workspaceLater are the files and directories at the top of a workspace
 // that tools read and run later: direnv's .envrc, husky's hooks, the
-// editors' task and run configurations, dev container definitions, and
-// mnemos's own project policy.
+// editors' task and run configurations, dev container definitions,
+// mnemos's own project policy, the coding agents' project settings (their
+// hooks, which route their commands through mnemos, permissions and MCP
+// servers), and the package managers' and version managers' project
+// configuration that names a program to run in place of the tool
+// (yarnPath, script-shell, a pnpmfile, bun's preload, cargo's runners and
+// linkers, mise's hooks).
 func workspaceLater() []string {
 	return []string{".envrc", ".husky", ".vscode", ".idea", ".devcontainer", ".mnemos",
-		".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml", ".lefthook"}
+		".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml", ".lefthook",
+		".claude", ".codex", ".gemini", ".cursor", ".amp", ".windsurf", ".continue", ".github/hooks", ".mcp.json",
+		".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml", ".cargo", "mise.toml", ".mise.toml", ".mise"}
 }
 
 // gitLater are the entries of a git directory that git runs or obeys:

@@ -55,3 +55,17 @@ func TestSecurityLaterPathsFollowGit(t *testing.T) {
 		t.Error("the hooks are no longer protected")
 	}
 }
+
+// TestSecurityAgentSettingsRunLater: the coding agents' project settings
+// (their hooks route their commands through mnemos) and the package
+// managers' files that name a program to run are what runs later: read-only
+// in the sandbox, or moved aside when a run creates them.
+func TestSecurityAgentSettingsRunLater(t *testing.T) {
+	dir := t.TempDir()
+	paths, _ := LaterPaths(dir, "", false, false)
+	for _, want := range []string{".claude", ".codex", ".gemini", ".cursor", ".github/hooks", ".mcp.json", ".npmrc", ".yarnrc.yml", ".cargo", "mise.toml"} {
+		if !slices.Contains(paths, filepath.Join(dir, want)) {
+			t.Errorf("LaterPaths lacks %s", want)
+		}
+	}
+}
