@@ -476,6 +476,8 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 		}
 		// An install or fetch of a package manager (packages.go).
 		c.addFetch(cmd, pl)
+		// And what it installs for later (installs.go).
+		c.addInstalls(cmd, pl)
 	}
 	c.finish(cmd, pl)
 	return c

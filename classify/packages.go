@@ -23,8 +23,9 @@ import (
 // when Place.Packages says its dependencies are not all in the cache;
 // without that knowledge it is taken to find them there (if it does not,
 // it fails in the sandbox, and the run's hint names the fetch step, which
-// asks). An offline flag (-mod=vendor, --offline, --no-index, mvn -o)
-// makes it no network at all.
+// asks, when what the build needs turns out missing: gate's
+// fetchhint.go). An offline flag (-mod=vendor, --offline, --no-index,
+// mvn -o) makes it no network at all.
 
 // Ecosystems is a set of package managers (and git) whose configuration
 // or caches a request's classification reads from Place.Packages: the
@@ -101,6 +102,10 @@ type Packages struct {
 	GitRemotes    map[string][]string
 	GitUpstream   string
 	GitSubmodules []string
+	// Install holds where the package managers install programs, as
+	// they read it (their environment, go's env file, .npmrc's prefix,
+	// node's prefix), by the Install* names (installs.go).
+	Install map[string]string
 	// Sources are the configuration files the facts were read from: a
 	// one-shot approval is bound to their content, so a registry changed
 	// after the approval asks again.

@@ -74,6 +74,7 @@ func (r *factReader) getenvFold(k string) string {
 func packageFacts(needs classify.Ecosystems, dirs []string, ws, home string, env []string) pkgFacts {
 	r := &factReader{env: env, home: home, ws: ws, dirs: dirs, facts: pkgFacts{pk: &classify.Packages{}}}
 	r.proxies()
+	r.installFacts(needs)
 	if needs&classify.EcoGo != 0 {
 		r.goFacts()
 	}
@@ -281,6 +282,8 @@ func (r *factReader) goFacts() {
 		return goenv[k]
 	}
 	pk.GoProxy, pk.GoSumDB, pk.GoFlags = get("GOPROXY"), get("GOSUMDB"), get("GOFLAGS")
+	r.install(classify.InstallGoBin, get("GOBIN"))
+	r.install(classify.InstallGoPath, get("GOPATH"))
 	if p := get("HTTPS_PROXY"); p != "" {
 		r.proxy(p)
 	}
@@ -1418,18 +1421,6 @@ func (g *Gate) networkBeyondFetch(dec Decision) bool {
 		bare.Commands[i] = c
 	}
 	return g.requestSandbox(bare).cfg.HasNetwork()
-}
-
-// fetchStep is the fetch step of the request's first package-manager
-// build (classify.FetchStep), for the hint after it failed without
-// network.
-func fetchStep(dec Decision) string {
-	for _, c := range dec.Commands {
-		if s := classify.FetchStep(c.Command); s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // toolDirs are, for each package manager whose download cache lies in

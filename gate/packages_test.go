@@ -268,7 +268,7 @@ func TestFetchNetworkDecision(t *testing.T) {
 // TestFetchNetworkSecurityRun: an approved npm install runs with the
 // network, limited to its registry's port; an unapproved go test, which
 // is contained work at level full, runs with none; after it fails the
-// hint names the fetch step.
+// hint names the fetch step only when what a build needs is missing.
 func TestFetchNetworkSecurityRun(t *testing.T) {
 	requireLandlock(t, 4)
 	python, err := os.Stat("/usr/bin/python3")
@@ -348,8 +348,24 @@ sys.exit(0 if ok else 1)
 			t.Errorf("go test, unapproved: port %d not refused:\n%s", p, out)
 		}
 	}
-	if res.ExitCode == 0 || !strings.Contains(res.Hint, "run `go mod download` first") {
-		t.Errorf("go test failing without network: exit %d, hint %q; want the fetch step named", res.ExitCode, res.Hint)
+	// Nothing it needs is missing: it failed for another reason, and the
+	// hint does not send the person to download what is there.
+	if res.ExitCode == 0 || strings.Contains(res.Hint, "go mod download") {
+		t.Errorf("go test failing without network, nothing missing: exit %d, hint %q; want no fetch step", res.ExitCode, res.Hint)
+	}
+	// npm test where package.json depends on what node_modules lacks: the
+	// hint names the fetch step.
+	writeFiles(t, f.ws, map[string]string{"package.json": `{"scripts": {"test": "node t.js"}, "dependencies": {"ms": "2.1.3"}}`})
+	res, _ = run("npm", "test")
+	if !res.Ran || res.ExitCode == 0 || !strings.Contains(res.Hint, "run `npm install` first") {
+		t.Errorf("npm test failing without network, ms missing: ran %v, exit %d, hint %q; want the fetch step named", res.Ran, res.ExitCode, res.Hint)
+	}
+	writeFiles(t, f.ws, map[string]string{"node_modules/ms/package.json": `{"name": "ms"}`})
+	if res, _ = run("npm", "test"); !res.Ran || res.ExitCode == 0 || res.Hint != "" {
+		t.Errorf("npm test failing with its dependencies installed: ran %v, exit %d, hint %q; want no hint", res.Ran, res.ExitCode, res.Hint)
+	}
+	if err := os.RemoveAll(filepath.Join(f.ws, "node_modules")); err != nil {
+		t.Fatal(err)
 	}
 
 	// npm install: asks, naming the registry; approved, it reaches the

@@ -86,7 +86,7 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	var reach []Reach
 	for _, f := range sandbox.Assess(sb.spec, home, outside) {
 		if f.Never {
-			*dec = deny(*dec, "sandbox", f.Line)
+			*dec = deny(*dec, "sandbox", f.Line+installAdvice(dec, f.Need.Path))
 			return
 		}
 		p := f.Need.Path
@@ -115,6 +115,26 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 			}
 		}
 	}
+}
+
+// installAdvice is what to say after a refusal of path, when a command
+// of the decision installs programs there (go install, cargo install,
+// npm install -g...): what to run instead.
+func installAdvice(dec *Decision, path string) string {
+	for _, c := range dec.Commands {
+		if c.Policy == nil {
+			continue
+		}
+		for _, a := range c.Policy.Accesses {
+			if a.Capability != classify.FSWrite || a.Dynamic || !(a.Target == path || classify.Within(a.Target, path)) {
+				continue
+			}
+			if advice := classify.InstallAdvice(c.Command); advice != "" {
+				return "; " + c.Text + " installs programs there: " + advice
+			}
+		}
+	}
+	return ""
 }
 
 // inSandbox reports a need the default sandbox grants whatever the

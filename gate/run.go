@@ -275,7 +275,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	}
 	res.Hint = hintLines(refused)
 	if code != 0 && runErr == nil && cmd.ProcessState.Exited() && applied.Enforced && !spec.Network {
-		if step := fetchStep(dec); step != "" {
+		if step := g.missingFetchStep(req, dec); step != "" {
 			if res.Hint != "" {
 				res.Hint += "\n"
 			}
