@@ -244,7 +244,8 @@ func ownTerminals() []string {
 
 // namesStateSecret reports an access of the result that names one of
 // mnemos's state files whose content is a credential (files: the audit
-// key, the state database and its journals, which hold approval tokens)
+// key, the state database and its journals, which hold approval tokens,
+// the approvals page's access token)
 // or lies in a directory of them (dirs: the hook tickets): the file
 // itself, a path below such a directory, or a glob that may match one.
 func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
@@ -286,7 +287,9 @@ func (g *Gate) stateSecrets() (files, dirs []string) {
 	}
 	db := p.DBFile
 	s := &stateSecretPaths{audit: p.AuditFile, db: db, state: p.StateDir,
-		files: []string{audit.KeyPath(p.AuditFile), db, db + "-wal", db + "-shm", db + "-journal"},
+		// serve.token opens the approvals page: whoever holds it answers
+		// as the person.
+		files: []string{audit.KeyPath(p.AuditFile), db, db + "-wal", db + "-shm", db + "-journal", filepath.Join(p.StateDir, "serve.token")},
 		dirs:  []string{g.hookTicketDir()}}
 	g.secrets.Store(s)
 	return s.files, s.dirs

@@ -82,6 +82,7 @@ func TestSecurityAuditKeyIsNeverRead(t *testing.T) {
 		{"strings " + f.g.cfg.Paths.DBFile + "-wal", policy.Deny},
 		{"cp " + filepath.Dir(f.g.cfg.Paths.DBFile) + "/state.d? /tmp/x", policy.Deny},
 		{"ls " + f.g.hookTicketDir(), policy.Deny},
+		{"cat " + filepath.Join(f.g.cfg.Paths.StateDir, "serve.token"), policy.Deny},
 		{"cat " + f.g.hookTicketDir() + "/*", policy.Deny},
 	} {
 		req := f.req("bash", "-c", tc.cmd)
