@@ -503,17 +503,19 @@ type doctorAgent struct {
 }
 
 type doctorReport struct {
-	Mnemos string        `json:"mnemos"`
-	Checks []doctorCheck `json:"checks"`
-	Agents []doctorAgent `json:"agents"`
-	OK     bool          `json:"ok"`
+	// Version is the version mnemos --version prints (build.Short).
+	Version string        `json:"version"`
+	Mnemos  string        `json:"mnemos"`
+	Checks  []doctorCheck `json:"checks"`
+	Agents  []doctorAgent `json:"agents"`
+	OK      bool          `json:"ok"`
 }
 
 // Run checks mnemos itself, then each agent: wired, running this mnemos,
 // and answering a destructive and a harmless command as it should, in
 // the agent's own format, through the exact command the agent runs.
 func (c *DoctorCmd) Run(a *app) error {
-	rep := doctorReport{OK: true}
+	rep := doctorReport{OK: true, Version: readBuild().Short()}
 	exe, _ := selfPath()
 	rep.Mnemos = exe
 	add := func(list *[]doctorCheck, ck doctorCheck) {
@@ -792,7 +794,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 			fmt.Fprintf(w, "        hint: %s\n", oneLine(ck.Hint))
 		}
 	}
-	fmt.Fprintf(w, "mnemos %s (%s)\n", version, rep.Mnemos)
+	fmt.Fprintf(w, "mnemos %s (%s)\n", rep.Version, rep.Mnemos)
 	for _, ck := range rep.Checks {
 		line(ck)
 	}

@@ -95,9 +95,8 @@ func (b build) String() string {
 	if b.Modified {
 		about = append(about, "with uncommitted changes")
 	}
-	v := b.Version
-	if v == "(devel)" {
-		v = "devel"
+	v := b.Short()
+	if v == "devel" {
 		if b.Commit == "" {
 			about = append(about, "no version or commit recorded: built outside a git clone or with -buildvcs=false")
 		}
@@ -107,6 +106,16 @@ func (b build) String() string {
 		inside = strings.Join(about, ", ") + "; " + b.Go
 	}
 	return fmt.Sprintf("mnemos %s (%s)", v, inside)
+}
+
+// Short is the version alone, as String and every other command that
+// names the version (doctor) print it: "v1.2.3", a pseudo-version, or
+// "devel" for Go's "(devel)".
+func (b build) Short() string {
+	if b.Version == "(devel)" {
+		return "devel"
+	}
+	return b.Version
 }
 
 // short is a commit hash as git abbreviates it in a pseudo-version.
