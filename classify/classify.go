@@ -739,6 +739,10 @@ func (c *Classification) add(pl Place, capability Capability, w shellparse.Word)
 			// /dev/udp/HOST/PORT: what is written there leaves the
 			// machine.
 			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: host})
+			// A rule written for the command (git status) never meant
+			// to cover a connection its redirect opens: asked at every
+			// level.
+			c.raise(Ask, "opens a network connection to "+host+" through bash's /dev/tcp or /dev/udp")
 			continue
 		}
 		c.Accesses = append(c.Accesses, t.access(capability))

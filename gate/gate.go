@@ -489,6 +489,10 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"
 				cd.Reason = "guard: writes " + f + ", an agent's hook settings that route its commands through mnemos (self-tamper: would unwire the gate)"
 			}
+			if r := redirectPastRule(cmd, &det.result, req.Cwd, in.Writable); r != "" && cd.Outcome == policy.Allow {
+				cd.Outcome, cd.DecidedBy = policy.Ask, string(policy.ByFloor)
+				cd.Reason = det.result.Reason + ", but not its redirect " + r + " outside the workspace and temp"
+			}
 			if cd.Outcome == policy.Allow && dirs.afterCdpath(i) {
 				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, "parse", "CDPATH may take a cd NAME before it to another directory than NAME below this one"
 			}

@@ -86,3 +86,17 @@ func (r *Rule) ReliesOnSandbox() bool {
 	}
 	return false
 }
+
+// byWords reports a rule that names no capability, target or cost: it
+// matches a command by its words and its place.
+func (r *Rule) byWords() bool {
+	if r.Capability != "" || r.InWorkspace {
+		return false
+	}
+	for i := range r.Conditions {
+		if r.Conditions[i].f.perAccess() {
+			return false
+		}
+	}
+	return true
+}

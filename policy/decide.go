@@ -132,6 +132,10 @@ type Result struct {
 	// Contained says the command is contained work (the field sandbox is
 	// "contained"): under the sandbox, offline, staying inside it.
 	Contained bool `json:"contained,omitempty"`
+	// RuleByWords says the rule that matched names no capability, target
+	// or cost: it is about the command's words (git status), not about
+	// what the shell writes for it.
+	RuleByWords bool `json:"rule_by_words,omitempty"`
 }
 
 // Evaluate applies rules, the level × capability table and grants to one
@@ -202,6 +206,7 @@ func (p *Policy) evaluateExpanded(ctx context.Context, in Input, expanded shellp
 		shell = p.upperShell
 	}
 	res.ReliesOnSandbox = rule != nil && rule.ReliesOnSandbox()
+	res.RuleByWords = rule != nil && rule.byWords()
 	res.Contained = in.Sandbox == SandboxedOffline && Contained(&cl, in.Writable)
 	res.Outcome, res.DecidedBy, res.Reason = combine(&in, &cl, rule, layer, shell, res.Cell)
 	askRule := rule != nil
