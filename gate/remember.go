@@ -218,7 +218,7 @@ func checkPrefix(prefix, argv []string) error {
 		}
 	}
 	if ok, named := classify.Subcommand(name, prefix[len(prefix)-1]); ok && named && len(prefix) == 2 && len(argv) > 2 {
-		return fmt.Errorf("%s would allow whatever %s %s is given: name it (%s)", strings.Join(prefix, " "), name, prefix[1], strings.Join(argv[:3], " "))
+		return fmt.Errorf("%s would allow whatever %s %s is given: a remembered rule keeps what it names", strings.Join(prefix, " "), name, prefix[1])
 	}
 	if len(prefix) == 3 {
 		if ok, named := classify.Subcommand(name, prefix[1]); ok && named && prefix[2] != "." && broadProgram(path.Base(prefix[2])) {
@@ -251,7 +251,58 @@ func choosePrefix(item approvals.RememberItem, words []string) (prefix []string,
 	if err := checkPrefix(prefix, item.Argv); err != nil {
 		return nil, false, err
 	}
-	return prefix, len(item.Argv) == 1, nil
+	// A command that is only its program (make), or its program and a
+	// subcommand that installs or runs what it names, given nothing to
+	// name (npm install: package.json's dependencies), is remembered
+	// exactly: as a prefix it would cover installing or running anything.
+	return prefix, len(item.Argv) == 1 || len(prefix) == len(item.Argv) && namesNext(prefix), nil
+}
+
+// namesNext reports words that end with a subcommand after which the next
+// word is named too (npm install, go get, npm run: classify.Subcommand).
+func namesNext(words []string) bool {
+	if len(words) != 2 {
+		return false
+	}
+	ok, named := classify.Subcommand(path.Base(words[0]), words[1])
+	return ok && named
+}
+
+// prefixChoices lists the prefixes --prefix may choose for a command, as
+// a person types them: every beginning of its words that choosePrefix
+// accepts, "(exactly)" after one remembered as exactly those words.
+func prefixChoices(item approvals.RememberItem) []string {
+	var out []string
+	for n := 1; n <= min(item.Static, len(item.Argv)); n++ {
+		words := slices.Clone(item.Argv[:n])
+		words[0] = path.Base(words[0])
+		if _, exact, err := choosePrefix(item, words); err == nil {
+			w := strings.Join(words, " ")
+			if exact {
+				w += " (exactly)"
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// choicesLine says which prefixes --prefix may choose for a command.
+func choicesLine(item approvals.RememberItem) string {
+	c := prefixChoices(item)
+	if len(c) == 0 {
+		return "no prefix of " + quoteArgv(item.Argv) + " can be remembered"
+	}
+	return "the prefixes that can be remembered for " + quoteArgv(item.Argv) + ": " + quotedList(c)
+}
+
+// quotedList quotes each of words, comma separated.
+func quotedList(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	return strings.Join(q, ", ")
 }
 
 // isPrefixOf reports whether words begin argv (the first word compared
@@ -324,7 +375,7 @@ func RememberChoices(p approvals.Pending) []string {
 	if _, ok := ExtensionOf(p); ok {
 		return nil
 	}
-	var out, rules []string
+	var out, rules, others []string
 	for _, it := range p.Details.Remember {
 		if it.Why != "" || it.Pin == "" {
 			why := it.Why
@@ -335,15 +386,30 @@ func RememberChoices(p approvals.Pending) []string {
 			continue
 		}
 		r := strings.Join(it.Prefix, " ")
+		proposed := r
 		if it.Exact {
 			r += " (exactly)"
+			proposed = r
 		} else if len(it.Prefix) < len(it.Argv) {
 			r += " ..."
 		}
 		rules = append(rules, r)
+		for _, c := range prefixChoices(it) {
+			if c != proposed && !slices.Contains(others, c) {
+				others = append(others, c)
+			}
+		}
 	}
 	if len(rules) > 0 {
-		out = append([]string{"allow " + strings.Join(rules, ", ") + " (--remember permanent: in the policy file; session: for this session, 12h at most; --prefix WORDS for another prefix)"}, out...)
+		alt := "no other prefix can be remembered"
+		if len(others) > 0 {
+			const most = 6
+			if len(others) > most {
+				others = append(others[:most], "...")
+			}
+			alt = "--prefix WORDS for another prefix: " + strings.Join(others, ", ")
+		}
+		out = append([]string{"allow " + strings.Join(rules, ", ") + " (--remember permanent: in the policy file; session: for this session, 12h at most; " + alt + ")"}, out...)
 	}
 	var grants []string
 	writes := false

@@ -327,7 +327,7 @@ func planRules(p approvals.Pending, territory string, o ApproveOptions, c *conce
 			}
 			cp, ce, err := choosePrefix(it, words)
 			if err != nil {
-				return fmt.Errorf("--prefix %q: %w", strings.Join(words, " "), err)
+				return fmt.Errorf("--prefix %q: %w; %s", strings.Join(words, " "), err, choicesLine(it))
 			}
 			pre, exact, why = cp, ce, ""
 			break
