@@ -137,9 +137,14 @@ func escapeTables(name string) (escapeTable, bool) {
 			"--ignore-scripts"}}, true
 	case "go":
 		// go help build: -C dir, -toolexec, -exec, -modfile, -overlay,
-		// -o, -ldflags (-extld), -gccgoflags, -pkgdir.
+		// -o, -ldflags (-extld), -gccgoflags, -pkgdir; go help testflag:
+		// the profiles, traces and coverage files a test run writes
+		// wherever they name (also as -test.NAME).
 		return escapeTable{single: true, long: []string{"-C", "-toolexec", "-exec", "-modfile", "-overlay", "-o",
-			"-ldflags", "-gccgoflags", "-pkgdir", "-work"}}, true
+			"-ldflags", "-gccgoflags", "-pkgdir", "-work",
+			"-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-coverprofile", "-outputdir",
+			"-test.cpuprofile", "-test.memprofile", "-test.blockprofile", "-test.mutexprofile", "-test.trace",
+			"-test.coverprofile", "-test.outputdir", "-test.gocoverdir"}}, true
 	case "cargo":
 		return escapeTable{short: "CZ", value: "CZ", long: []string{"--config", "--manifest-path", "--target-dir",
 			"--path", "--git", "--registry", "--index", "--root"}}, true

@@ -98,6 +98,10 @@ func TestSecurityRememberedPrefixDoesNotCoverEscapes(t *testing.T) {
 		"git fetch --upload-pack='id' origin", "git clone -u id x y", "git clone -c core.fsmonitor=id x",
 		"git rebase -x id main", "git grep -O id TODO", "git submodule foreach id", "git config --file /tmp/c x.y z",
 		"GIT_DIR=/tmp/r git log", "GIT_SSH_COMMAND=id git log", "GIT_TRACE=/home/u/.bashrc git log",
+		// go test: the profiles, traces and coverage files it writes
+		// wherever they name.
+		"go test -cpuprofile=/etc/cron.d/x ./...", "go test -coverprofile ~/.bashrc ./...", "go test -trace=.git/hooks/pre-commit .",
+		"go test -test.memprofile=.envrc .", "go test -outputdir /tmp/x -blockprofile b.out .",
 		// go: another directory, tool runner or output.
 		"go test -toolexec /tmp/x ./...", "go test -exec=/tmp/x ./...", "go test --toolexec=/tmp/x",
 		"go test -modfile=/tmp/go.mod", "go test -overlay /tmp/o.json", "go test -o /home/u/.local/bin/x",
