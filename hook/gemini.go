@@ -1,6 +1,9 @@
 package hook
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Gemini CLI: a BeforeTool command hook in settings.json. The payload has
 // session_id, cwd, hook_event_name, timestamp, tool_name and tool_input
@@ -37,10 +40,22 @@ func parseGemini(p []byte, _ Env) (Call, error) {
 		}
 		c.Kind, c.commandKey, c.Interpreter = Shell, "command", "bash"
 		c.Command, c.Intent = f[0], f[1]
-		if f[2] != "" {
-			c.Cwd = absolute(f[2], c.Cwd)
-		}
 		c.CanRewrite = true
+		if f[2] != "" {
+			dir := absolute(f[2], c.Cwd)
+			if within(dir, c.Cwd) {
+				c.Cwd = dir
+			} else {
+				// The command runs in dir_path, outside the session's
+				// project: judged as a cd there from the project, so that
+				// it is judged as going elsewhere (dir_path would
+				// otherwise become the workspace itself). Gemini runs it
+				// in dir_path, where a rewrite's ticket would not be the
+				// one issued: it is decided as it is, unsandboxed.
+				c.Command = "cd " + shellQuote(dir) + " && " + c.Command
+				c.CanRewrite = false
+			}
+		}
 	case "read_file":
 		err = fileCall(&c, in, Read, "file_path", "absolute_path", "path")
 	case "write_file", "replace", "edit":
@@ -111,4 +126,12 @@ func answerGemini(c Call, v Verdict) Answer {
 func geminiDeny(msg string) Answer {
 	out := geminiOutput{Decision: "deny", Reason: msg, SystemMessage: "mnemos blocked a tool call"}
 	return Answer{Stdout: marshal(out), Stderr: msg + "\n"}
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// within reports whether the clean absolute path p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
