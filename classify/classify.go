@@ -367,14 +367,16 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 		if name == "rsync" && hasRemote(paths) {
 			c.Accesses = append(c.Accesses, Access{Capability: NetworkHTTP, Target: remoteHost(paths)})
 		}
+		// install -d makes (or changes the mode of) every operand.
+		dirs := name == "install" && hasSwitch(args, spec, "-d", "--directory")
 		for i, p := range paths {
-			if i == len(paths)-1 && len(paths) > 1 {
+			if dirs || i == len(paths)-1 && len(paths) > 1 {
 				c.add(pl, FSWrite, p)
 			} else {
 				c.add(pl, FSRead, p)
 			}
 		}
-		if len(paths) < 2 {
+		if len(paths) < 2 && !dirs {
 			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
 		}
 	case kindMove:
@@ -529,7 +531,8 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 		if a.Dynamic && a.Capability == FSWrite {
 			c.raise(Ask, "writes to a path that is not known before it runs")
 		}
-		if a.Capability == FSWrite && !a.Dynamic && (laterTarget(a.Target, a.Glob, pl.Home, c.Verb != "delete") || onPath(a.Target, a.Glob, pl.Path, c.Verb != "delete")) {
+		if a.Capability == FSWrite && !a.Dynamic && (laterTarget(a.Target, a.Glob, pl.Home, c.Verb != "delete") || onPath(a.Target, a.Glob, pl.Path, c.Verb != "delete") ||
+			changesModeOverLater(cmd, a.Target, pl)) {
 			runsLater = true
 		}
 	}
@@ -1877,6 +1880,10 @@ func laterTarget(p string, glob bool, home string, into bool) bool {
 			return true
 		case lefthookConfig(seg, glob):
 			return true
+		case agentLater(seg, rest, eq, eqAny, into):
+			// The coding agents' MCP servers, hooks, plugins, commands
+			// (agentfiles.go).
+			return true
 		case eq(seg, ".claude") && len(rest) == 1 && eqAny(rest[0], "settings.json", "settings.local.json"):
 			// An agent's project settings: its hooks run commands.
 			return true
@@ -2009,6 +2016,9 @@ func laterSystem(p string, segs []string, eq func(string, string) bool, eqAny fu
 		return true
 	}
 	under := func(parts ...string) bool { return underSegs(segs, parts, eq, into) }
+	if agentSystemLater(segs, eq, into) {
+		return true
+	}
 	if len(segs) >= 2 && eq(segs[0], "etc") && (strings.HasPrefix(segs[1], "cron") || glob1(segs[1], "cron.d")) {
 		return len(segs) > 2 || into || segs[1] == "crontab"
 	}

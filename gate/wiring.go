@@ -32,8 +32,8 @@ func unwiresAgent(res *policy.Result, files func() []string) (string, bool) {
 		}
 		for _, f := range files() {
 			switch {
-			case a.Target == f:
-				return f, true
+			case hook.MatchWiring(f, a.Target):
+				return a.Target, true
 			case a.Glob:
 				if ok, err := filepath.Match(a.Target, f); ok || err != nil {
 					return f, true
