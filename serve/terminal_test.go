@@ -22,13 +22,19 @@ type term struct {
 	from int
 }
 
-func (f *fixture) terminal(id approvals.Identity) *term {
+// terminal runs a Terminal for id, polling every 10 ms unless poll says
+// otherwise (0: the default).
+func (f *fixture) terminal(id approvals.Identity, poll ...time.Duration) *term {
 	f.t.Helper()
+	every, refresh := 10*time.Millisecond, 200*time.Millisecond
+	if len(poll) > 0 {
+		every, refresh = poll[0], 0
+	}
 	r, w := io.Pipe()
 	tm := &term{t: f.t, keys: w, out: &syncBuffer{}, stopped: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	tr := &Terminal{In: r, Out: tm.out, Identity: id, Resolver: f.g, Registry: f.st,
-		Watch: f.cfg.Watch, Poll: 10 * time.Millisecond, Refresh: 200 * time.Millisecond}
+		Watch: f.cfg.Watch, Poll: every, Refresh: refresh}
 	go func() { tm.err = tr.Run(ctx); close(tm.stopped) }()
 	f.t.Cleanup(func() {
 		cancel()
