@@ -66,6 +66,8 @@ type CLI struct {
 	Audit      AuditCmd      `cmd:"" help:"Show and verify the audit log."`
 	Sandbox    SandboxCmd    `cmd:"" help:"Show what the kernel's sandbox can enforce."`
 	Hook       HookCmd       `cmd:"" help:"Put mnemos in front of an agent's tools: mnemos hook install AGENT wires it, mnemos hook doctor proves it works; the agent runs mnemos hook AGENT."`
+	Install    InstallCmd    `cmd:"" help:"Wire mnemos into an agent's settings (same as mnemos hook install): claude-code, codex, gemini, cursor, copilot or amp."`
+	Uninstall  UninstallCmd  `cmd:"" help:"Take mnemos out of an agent's settings (same as mnemos hook uninstall)."`
 	Channels   ChannelsCmd   `cmd:"" help:"Pair your account on a channel's bot with your identity."`
 	Serve      ServeCmd      `cmd:"" help:"Serve the approvals page on a loopback address, run the channels' bots and retries, sweep expired requests."`
 	State      StateCmd      `cmd:"" help:"Migrate the shared PostgreSQL state's schema."`
