@@ -457,6 +457,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			if err == nil {
 				res, _, err = sess.apply(ctx, in, cl, res, cd, explain)
 			}
+			if err == nil {
+				err = rememberedGrants(ctx, in, &res, grants)
+			}
 			if err != nil {
 				dec.Commands = dec.Commands[:i]
 				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
@@ -531,6 +534,13 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				worst = i
 			}
 		}
+	}
+	// What each path resolves to, judged as well as its name (links.go).
+	if changed, err := g.judgeLinks(ctx, req, &dec, linkCheck{prepared: prepared, all: allDirs, dirs: &dirs, in: in, grants: grants,
+		stateFiles: stateFiles, stateDirs: stateDirs, wiring: wiring}); err != nil {
+		return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
+	} else if changed {
+		worst = worstCommand(dec.Commands)
 	}
 	w := dec.Commands[worst]
 	dec.Outcome, dec.BlockedBy, dec.DecidedBy = w.Outcome, w.BlockedBy, w.DecidedBy

@@ -44,6 +44,12 @@ type Approved struct {
 	// NotRemembered names the commands of the request left to ask, and
 	// why; the approval itself still lets the request run once.
 	NotRemembered []NotRemembered `json:"not_remembered,omitempty"`
+	// Reused are the grants of Grants the identity held already, which
+	// the approval reused rather than record again (grantreuse.go).
+	Reused []int64 `json:"reused_grants,omitempty"`
+	// Replaced maps each grant of Grants that replaced a shorter one the
+	// identity held to the grant it replaced (now revoked).
+	Replaced map[int64]int64 `json:"replaced_grants,omitempty"`
 }
 
 // NotRemembered is a command a --remember left to ask.
@@ -152,6 +158,18 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 			t := now.Add(scope.TTL)
 			expires = &t
 		}
+		var held approvals.GrantRecord
+		var reuse, replace bool
+		if !isExt {
+			// The same concession held already (grantreuse.go).
+			if held, reuse, replace, err = g.reuseGrant(ctx, st, k, plan.session, expires, scope.MaxUses, p.Token, now); err != nil {
+				return out, err
+			}
+		}
+		if reuse {
+			out.Grants, out.Reused = append(out.Grants, held.Grant), append(out.Reused, held.ID)
+			continue
+		}
 		gr, err := st.RecordGrant(ctx, k, approvals.GrantOptions{ExpiresAt: expires, GrantedBy: by.Channel + ":" + by.Sender,
 			Session: plan.session, Approval: p.Token, MaxUses: scope.MaxUses}, now)
 		if err != nil {
@@ -163,6 +181,15 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 			slog.String("channel", gr.Channel), slog.String("sender", gr.Sender), slog.String("approval", p.Token),
 			slog.String("session", gr.Session), slog.Any("expires_at", gr.ExpiresAt), slog.Int("max_uses", scope.MaxUses)); err != nil {
 			return out, err
+		}
+		if replace {
+			if err := g.replaceGrant(ctx, st, held, gr, now); err != nil {
+				return out, err
+			}
+			if out.Replaced == nil {
+				out.Replaced = map[int64]int64{}
+			}
+			out.Replaced[gr.ID] = held.ID
 		}
 		if isExt {
 			if err := g.extensionGranted(ctx, ext, gr, p.Token); err != nil {

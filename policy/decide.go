@@ -83,10 +83,12 @@ type RuleRef struct {
 	Layer Layer `json:"layer,omitempty"`
 	// Profile is the profile the rule belongs to, if any.
 	Profile string `json:"profile,omitempty"`
+	// Remembered: the rule was remembered on approval (it carries a pin).
+	Remembered bool `json:"remembered,omitempty"`
 }
 
 func ruleRef(r *Rule, l Layer) *RuleRef {
-	return &RuleRef{Name: r.Name, Action: r.Action, Pos: r.Pos, Layer: l, Profile: r.profile}
+	return &RuleRef{Name: r.Name, Action: r.Action, Pos: r.Pos, Layer: l, Profile: r.profile, Remembered: r.Pin != ""}
 }
 
 // GrantQuery is one grant lookup made while deciding a command.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
@@ -194,6 +195,11 @@ func (c *ApproveCmd) Run(a *app) error {
 		}
 		if gr.Session != "" {
 			until += " in session " + gr.Session
+		}
+		if slices.Contains(res.Reused, gr.ID) {
+			until += " (held already: reused, not recorded again)"
+		} else if old, ok := res.Replaced[gr.ID]; ok {
+			until += fmt.Sprintf(" (replaces grant %d, which ended sooner)", old)
 		}
 		fmt.Fprintf(a.io.out, "grant %d: %s on %s for %s:%s, %s\n", gr.ID, gr.Capability, oneLine(gr.Target), oneLine(gr.Channel), oneLine(gr.Sender), oneLine(until))
 	}
