@@ -15,7 +15,7 @@ func main() {
 		os.Exit(sandbox.RunHelper(os.Args))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv)
+	code := Main(ctx, argsFor(os.Args[0], os.Args[1:]), stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv)
 	stop()
 	os.Exit(code)
 }

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 	if sandbox.IsHelper(os.Args[0]) {
 		os.Exit(sandbox.RunHelper(os.Args))
 	}
-	testscript.Main(m, map[string]func(){
+	cmds := map[string]func(){
 		"mnemos": func() {
 			// Scripts own their system policy file; the real one in /etc
 			// is not read.
@@ -52,9 +52,12 @@ func TestMain(m *testing.M) {
 					return st
 				}
 			}
-			os.Exit(Main(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv))
+			os.Exit(Main(context.Background(), argsFor(os.Args[0], os.Args[1:]), stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv))
 		},
-	})
+	}
+	// mnemos-sh and mnemos-bash are mnemos invoked by those names.
+	cmds["mnemos-sh"], cmds["mnemos-bash"] = cmds["mnemos"], cmds["mnemos"]
+	testscript.Main(m, cmds)
 }
 
 // TestScript runs the user sessions under testdata/script.
