@@ -291,6 +291,22 @@ func (g *Gate) stateSecrets() (files, dirs []string) {
 		// as the person.
 		files: []string{audit.KeyPath(p.AuditFile), db, db + "-wal", db + "-shm", db + "-journal", filepath.Join(p.StateDir, "serve.token")},
 		dirs:  []string{g.hookTicketDir()}}
+	// The channels' credentials (an SMTP password, a bot token, a
+	// webhook's signing key) let whoever reads them speak as mnemos on
+	// that channel, wherever the policy keeps them.
+	if g.cfg.Policy != nil {
+		for _, c := range g.cfg.Policy.Channels {
+			if c.SecretFile != "" {
+				s.files = append(s.files, c.SecretFile)
+			}
+			if c.Telegram != nil && c.Telegram.TokenFile != "" {
+				s.files = append(s.files, c.Telegram.TokenFile)
+			}
+			if c.Email != nil && c.Email.PasswordFile != "" {
+				s.files = append(s.files, c.Email.PasswordFile)
+			}
+		}
+	}
 	g.secrets.Store(s)
 	return s.files, s.dirs
 }
