@@ -68,6 +68,7 @@ type CLI struct {
 	Hook       HookCmd       `cmd:"" help:"Put mnemos in front of an agent's tools: mnemos hook install AGENT wires it, mnemos hook doctor proves it works; the agent runs mnemos hook AGENT."`
 	Install    InstallCmd    `cmd:"" help:"Wire mnemos into an agent's settings (same as mnemos hook install): claude-code, codex, gemini, cursor, copilot or amp."`
 	Uninstall  UninstallCmd  `cmd:"" help:"Take mnemos out of an agent's settings (same as mnemos hook uninstall)."`
+	Status     StatusCmd     `cmd:"" help:"One screen: the level and where it comes from, the policy files, the sandbox, the agents wired, pending requests, the last denials, grants, serve. Runs nothing (mnemos doctor proves the hooks work)."`
 	Sh         ShCmd         `cmd:"" passthrough:"" help:"Run a script as sh -c does, behind the gate: mnemos sh -c SCRIPT [ARG...] (mnemos-sh, a link to mnemos, is the same)."`
 	Channels   ChannelsCmd   `cmd:"" help:"Pair your account on a channel's bot with your identity."`
 	Serve      ServeCmd      `cmd:"" help:"Serve the approvals page on a loopback address, run the channels' bots and retries, sweep expired requests."`

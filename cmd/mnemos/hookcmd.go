@@ -631,21 +631,31 @@ func (a *app) selfChecks() []doctorCheck {
 // closed where the agent can, and its exact command answers a
 // destructive command with a block and a harmless one with an allow.
 func (a *app) wiringChecks(agent *hook.Agent, w hook.Wiring, exe string) []doctorCheck {
+	out, probe := wiringStatic(agent, w, exe)
+	if probe {
+		out = append(out, a.probe(agent, w))
+	}
+	return out
+}
+
+// wiringStatic is wiringChecks without running the hook command (mnemos
+// status); probe says whether the entry is one the doctor's probe runs.
+func wiringStatic(agent *hook.Agent, w hook.Wiring, exe string) (out []doctorCheck, probe bool) {
 	where := w.File + " (" + w.Event
 	if w.Matcher != "" {
 		where += ", " + w.Matcher
 	}
 	where += ")"
-	out := []doctorCheck{{Name: "wired", OK: true, Detail: where}}
+	out = []doctorCheck{{Name: "wired", OK: true, Detail: where}}
 	prog := w.Program
 	switch {
 	case prog == "":
-		return append(out, doctorCheck{Name: "program", Detail: "the entry runs no mnemos program", Hint: "mnemos hook install " + agent.Name})
+		return append(out, doctorCheck{Name: "program", Detail: "the entry runs no mnemos program", Hint: "mnemos hook install " + agent.Name}), false
 	case !filepath.IsAbs(prog):
 		out = append(out, doctorCheck{Name: "program", Detail: prog + " is found on the agent's PATH, which may not be yours", Hint: "mnemos hook install " + agent.Name + " writes the absolute path", Note: true, OK: true})
 	}
 	if fi, err := os.Stat(prog); err != nil && filepath.IsAbs(prog) {
-		return append(out, doctorCheck{Name: "program", Detail: prog + " does not exist: " + agent.Title + " runs nothing and lets every tool call through", Hint: "mnemos hook install " + agent.Name})
+		return append(out, doctorCheck{Name: "program", Detail: prog + " does not exist: " + agent.Title + " runs nothing and lets every tool call through", Hint: "mnemos hook install " + agent.Name}), false
 	} else if err == nil {
 		if me, err := os.Stat(exe); err == nil && !os.SameFile(fi, me) {
 			out = append(out, doctorCheck{Name: "program", Detail: "runs " + prog + ", not this mnemos (" + exe + ")", Hint: "mnemos hook install " + agent.Name + " (with the mnemos you mean)"})
@@ -672,9 +682,9 @@ func (a *app) wiringChecks(agent *hook.Agent, w hook.Wiring, exe string) []docto
 		out = append(out, doctorCheck{Name: "trust", OK: true, Note: true, Detail: "Codex runs the hook only once it is trusted: check /hooks in Codex after every change"})
 	}
 	if agent.Name == "cursor" && w.Event == "beforeReadFile" || agent.Name == "amp" && w.Matcher != "Bash" {
-		return out
+		return out, false
 	}
-	return append(out, a.probe(agent, w))
+	return out, true
 }
 
 // probe runs the entry's exact command, as the agent would, with a
