@@ -283,6 +283,12 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 	if err := g.record(ctx, req, dec); err != nil {
 		return deny(dec, "audit", err.Error()), err
 	}
+	if mode.SpendTicket {
+		// The request runs: its own card waits for nothing (supersede.go).
+		if err := g.supersede(ctx, req, dec); err != nil {
+			return deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+		}
+	}
 	if dec.Outcome == policy.Ask && !mode.AgentAsks {
 		if err := g.park(ctx, req, &dec); err != nil {
 			return deny(dec, "state", err.Error()), err

@@ -122,6 +122,9 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 		fmt.Fprintln(a.io.out, l)
 	}
 	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\n", oneLine(p.Token), p.StatusAt(a.now()), oneLine(p.Channel), oneLine(p.Sender))
+	if p.CancelReason != "" {
+		fmt.Fprintf(a.io.out, "why: %s\n", oneLine(p.CancelReason))
+	}
 	if ext, ok := gate.ExtensionOf(p); ok {
 		fmt.Fprintf(a.io.out, "extension: %s\ncapability: %s\n", oneLine(ext), oneLine(p.CapabilityClass))
 	} else {
