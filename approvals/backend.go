@@ -96,9 +96,11 @@ var _ Backend = (*Store)(nil)
 // PostgreSQL store listens for its notifications). Without it, a waiting
 // process looks again at an interval.
 type Waiter interface {
-	// WaitChange returns nil when the request with this token may have
-	// changed or max has passed, whichever comes first; an error when ctx
-	// ends or it cannot wait (the caller then looks at its interval).
+	// WaitChange returns nil when the request with this token (any
+	// request, when token is empty: one parked, answered, withdrawn or
+	// expired) may have changed or max has passed, whichever comes first;
+	// an error when ctx ends or it cannot wait (the caller then looks at
+	// its interval).
 	// The first call only starts listening and returns at once, so the
 	// caller's next look cannot miss an answer given in between.
 	WaitChange(ctx context.Context, token string, max time.Duration) error

@@ -35,6 +35,15 @@ const containedPin = "contained work"
 // that is contained work, its workspace.
 const metaContained = "contained"
 
+// ContainedWork returns the workspace of a request that is contained
+// work, and whether it is: approving it with Remember "contained" may
+// then stop asking about contained work there for its session. Channels
+// read it to offer that choice.
+func ContainedWork(p approvals.Pending) (string, bool) {
+	ws := p.Details.Meta[metaContained]
+	return ws, ws != ""
+}
+
 // ContainedWorkspace returns the workspace of a contained-work session
 // rule, and whether it is one.
 func ContainedWorkspace(r approvals.SessionRule) (string, bool) {
@@ -94,8 +103,8 @@ func (g *Gate) containedRequest(dec *Decision) bool {
 // planContained is the concession of --remember contained: one session
 // rule for contained work in the request's workspace.
 func planContained(p approvals.Pending, o ApproveOptions, now time.Time) (concession, error) {
-	ws := p.Details.Meta[metaContained]
-	if ws == "" {
+	ws, ok := ContainedWork(p)
+	if !ok {
 		return concession{}, errors.New("--remember contained is for contained work (code that runs under the sandbox with no network, writing only the workspace and temp); this request reaches further: approve it once, or with --remember session or permanent")
 	}
 	if len(o.Prefixes) > 0 || o.Under != "" {
@@ -130,7 +139,7 @@ func cardExtras(p approvals.Pending, concession bool) []string {
 	if r := p.Details.Meta[metaReach]; r != "" {
 		out = append(out, strings.Split(r, "\n")...)
 	}
-	if ws := p.Details.Meta[metaContained]; ws != "" && concession {
+	if ws, ok := ContainedWork(p); ok && concession {
 		out = append(out, containedLine(ws))
 	}
 	return out

@@ -20,8 +20,9 @@ type listener struct {
 	conn *pgx.Conn
 }
 
-// WaitChange returns when a notification for token arrives on channel
-// NotifyChannel or max has passed. The first call connects and LISTENs,
+// WaitChange returns when a notification for token (for any request
+// when token is empty) arrives on channel NotifyChannel or max has
+// passed. The first call connects and LISTENs,
 // then returns at once: notifications sent after that are kept by the
 // connection until the next call reads them.
 func (s *Store) WaitChange(ctx context.Context, token string, max time.Duration) error {
@@ -46,7 +47,7 @@ func (s *Store) WaitChange(ctx context.Context, token string, max time.Duration)
 		n, err := s.listen.conn.WaitForNotification(wctx)
 		switch {
 		case err == nil:
-			if n.Payload == token {
+			if token == "" || n.Payload == token {
 				return nil
 			}
 		case ctx.Err() != nil:

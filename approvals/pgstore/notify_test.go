@@ -65,3 +65,50 @@ func TestWaitChangeHearsAnotherHost(t *testing.T) {
 		t.Errorf("after a timed-out wait: %v after %v", err, time.Since(start))
 	}
 }
+
+// A page or terminal waiting on host B with no token hears of every
+// change on any host: a request parked on host A, and its answer.
+func TestWaitChangeAnyRequest(t *testing.T) {
+	ctx := context.Background()
+	_, dsn := newDB(t)
+	a, b := open(t, dsn, "host-a"), open(t, dsn, "host-b")
+	if err := b.WaitChange(ctx, "", 10*time.Second); err != nil {
+		t.Fatalf("first WaitChange (listen): %v", err)
+	}
+	start := time.Now()
+	if err := b.WaitChange(ctx, "", 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("woken after %v with nothing changed", d)
+	}
+	parked := make(chan approvals.Pending, 1)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		parked <- park(t, a, "k", time.Now(), 0)
+	}()
+	start = time.Now()
+	if err := b.WaitChange(ctx, "", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("a request parked on another host woke the waiter after %v", d)
+	}
+	p := <-parked
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := a.Resolve(ctx, p.Token, approvals.Reject, alice, time.Now(), approvals.ResolveOptions{}); err != nil {
+			t.Error(err)
+		}
+	}()
+	start = time.Now()
+	if err := b.WaitChange(ctx, "", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("an answer woke the waiter after %v", d)
+	}
+	if got, _ := b.Get(ctx, p.Token); got.Status != approvals.StatusRejected {
+		t.Errorf("after waking: %s", got.Status)
+	}
+}

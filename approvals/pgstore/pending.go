@@ -15,7 +15,7 @@ import (
 )
 
 // NotifyChannel is the channel a request's token is sent on when it is
-// resolved, cancelled or expired.
+// parked, resolved, cancelled or expired.
 const NotifyChannel = "mnemos_pending"
 
 func pendingColumns(statusExpr string) string {
@@ -102,13 +102,17 @@ func (s *Store) CreatePending(ctx context.Context, n approvals.NewPending, now t
 			p.Channel, p.Sender, p.CapabilityClass).Scan(&p.Recurrence); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `INSERT INTO pending (token, host, channel, sender_id, capability_class,
+		if err := tx.QueryRow(ctx, `INSERT INTO pending (token, host, channel, sender_id, capability_class,
 			action_verb, target_summary, created_at, expires_at, status, request_key, request_extra, recurrence)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, `+at(8)+`, `+at(8)+` + $9::float8 * interval '1 microsecond',
 			        'pending', $10, $11, $12)
 			RETURNING created_at, expires_at`,
 			p.Token, p.Host, p.Channel, p.Sender, p.CapabilityClass, p.ActionVerb, p.TargetSummary,
-			off, float64(ttl.Microseconds()), p.RequestKey, string(extra), p.Recurrence).Scan(&p.CreatedAt, &p.ExpiresAt)
+			off, float64(ttl.Microseconds()), p.RequestKey, string(extra), p.Recurrence).Scan(&p.CreatedAt, &p.ExpiresAt); err != nil {
+			return err
+		}
+		// Pages and terminals on any host learn of the new card at once.
+		return notify(ctx, tx, p.Token)
 	})
 	if err != nil {
 		return approvals.Pending{}, fmt.Errorf("create pending: %w", err)
