@@ -227,9 +227,9 @@ func levelOrigin(system, user, project, merged, extra *policy.Policy, flag strin
 	switch {
 	case l == lu:
 	case system != nil && func() bool { m, _ := policy.Merge(system, user, nil); return m.LevelFor(id.Channel, id.Sender) == l }():
-		from = fmt.Sprintf("system policy %s (lowers %s's %s)", system.Source, from, lu)
+		from = fmt.Sprintf("system policy %s (lowers %s)", system.Source, lu)
 	default:
-		from = fmt.Sprintf("project policy %s (lowers the %s above it)", project.Source, lu)
+		from = fmt.Sprintf("project policy %s (lowers %s)", project.Source, lu)
 	}
 	if extra != nil {
 		if e := extra.LevelFor(id.Channel, id.Sender); e < l {

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/policy"
+)
+
+func TestLevelOrigin(t *testing.T) {
+	parse := func(name, src string) *policy.Policy {
+		t.Helper()
+		if src == "" {
+			return nil
+		}
+		p, err := policy.Parse(name, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	paths := gate.Paths{PolicyFile: "/home/me/.config/mnemos/policy.yaml"}
+	id := approvals.Identity{Channel: "cli", Sender: "me"}
+	for _, tc := range []struct {
+		name                  string
+		system, user, project string
+		extra, flag           string
+		level, from           string
+	}{
+		{name: "the user's file", user: "level: full\n", level: "full", from: "user policy /home/me/.config/mnemos/policy.yaml"},
+		{name: "the default", level: "supervised", from: "the built-in default (no file at /home/me/.config/mnemos/policy.yaml)"},
+		{name: "system lowers", system: "level: readonly\n", user: "level: full\n", level: "readonly",
+			from: "system policy /etc/mnemos/policy.yaml (lowers full)"},
+		// A system file that writes no level does not set it, even when
+		// its unwritten default (supervised) is what the project writes.
+		{name: "project lowers under a silent system file", system: "defaults: {shell: ask}\n", user: "level: full\n", project: "level: supervised\n",
+			level: "supervised", from: "project policy /work/p/.mnemos/policy.yaml (lowers full)"},
+		{name: "a project above the user does nothing", user: "level: readonly\n", project: "level: full\n",
+			level: "readonly", from: "user policy /home/me/.config/mnemos/policy.yaml"},
+		{name: "--policy lowers", user: "level: full\n", extra: "level: readonly\n", level: "readonly", from: "--policy /tmp/x.yaml (lowers full)"},
+		{name: "--level lowers", user: "level: full\n", flag: "supervised", level: "supervised", from: "--level or MNEMOS_LEVEL (lowers full)"},
+		{name: "--level never raises", user: "level: readonly\n", flag: "full", level: "readonly", from: "user policy /home/me/.config/mnemos/policy.yaml"},
+		{name: "a profile", user: "level: supervised\nprofiles:\n  - {channel: cli, sender: me, level: full}\n", level: "full",
+			from: "user policy /home/me/.config/mnemos/policy.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			system := parse("/etc/mnemos/policy.yaml", tc.system)
+			user := policy.Default()
+			if tc.user != "" {
+				user = parse(paths.PolicyFile, tc.user)
+			}
+			project := parse("/work/p/.mnemos/policy.yaml", tc.project)
+			extra := parse("/tmp/x.yaml", tc.extra)
+			merged, _ := policy.Merge(system, user, project)
+			got := levelOrigin(system, user, project, merged, extra, tc.flag, paths, id)
+			if got.Level != tc.level || got.From != tc.from {
+				t.Errorf("got %s from %q\nwant %s from %q", got.Level, got.From, tc.level, tc.from)
+			}
+		})
+	}
+}
+
+func TestStatusDenials(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.jsonl")
+	log := audit.Open(file, audit.Options{})
+	ctx := context.Background()
+	add := func(kind, decision string, argv ...string) {
+		t.Helper()
+		if err := log.Append(ctx, kind, slog.String("decision", decision), slog.Any("argv", argv),
+			slog.String("reason", "because "+strings.Join(argv, " ")), slog.String("channel", "codex")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := statusDenialsOf(file)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("no log: %v, %v", got, err)
+	}
+	add("policy.decision", "deny", "rm", "-rf", "/")
+	add("policy.decision", "allow", "ls")
+	add("run.finished", "deny", "not", "a", "decision")
+	for i := range 6 {
+		add("policy.decision", "deny", "cat", strings.Repeat("x", i+1))
+	}
+	got, err = statusDenialsOf(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != statusDenials {
+		t.Fatalf("got %d denials, want %d: %+v", len(got), statusDenials, got)
+	}
+	if got[0].Command != "cat xxxxxx" || got[0].Reason != "because cat xxxxxx" || got[0].Channel != "codex" {
+		t.Errorf("newest = %+v", got[0])
+	}
+	if got[4].Command != "cat xx" {
+		t.Errorf("fifth = %+v", got[4])
+	}
+}
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"0123456789abc", 10, "012345678…"},
+		{"a\x1b[2Kb", 10, `a\x1b[2Kb`},
+		// Cut first, escape after: an escape is never cut in half.
+		{"abcdefgh\x1b[2K", 10, `abcdefgh\x1b…`},
+		{"ééééééééééé", 5, "éééé…"},
+	} {
+		if got := cut(tc.in, tc.n); got != tc.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
