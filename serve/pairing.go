@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -161,6 +162,29 @@ func pairedIdentity(stateDir, channel string, user int64) (approvals.Identity, b
 	}
 	id, ok := f.Paired[channel][strconv.FormatInt(user, 10)]
 	return id, ok
+}
+
+// pairedIdentities are the identities a channel's Telegram users are
+// paired with.
+func pairedIdentities(stateDir, channel string) []approvals.Identity {
+	b, err := os.ReadFile(pairingPath(stateDir))
+	if err != nil {
+		return nil
+	}
+	var f pairingFile
+	if json.Unmarshal(b, &f) != nil {
+		return nil
+	}
+	var out []approvals.Identity
+	for _, id := range f.Paired[channel] {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, func(a, b approvals.Identity) int {
+		return strings.Compare(a.Channel+"\x00"+a.Sender, b.Channel+"\x00"+b.Sender)
+	})
+	return out
 }
 
 // ownerOnly refuses a secret's file that others may read or write.

@@ -66,6 +66,24 @@ type Config struct {
 	// Poll is how often Watch is checked (default 100 ms); the registry
 	// is read at least every Refresh (default 2 s) all the same.
 	Poll, Refresh time.Duration
+	// Changes, when set, tells of every change to the requests as it is
+	// committed, on any host (the PostgreSQL store's LISTEN/NOTIFY): the
+	// registry is read when it wakes, and at least every Refresh; Watch
+	// is not looked at.
+	Changes approvals.Waiter
+	// Fleet: the state is shared by several hosts. The page and the bot
+	// then also show the requests of the identities they answer for (the
+	// page's Identity, the bot's paired ones) parked on the other hosts,
+	// each card naming its host. Those are answered through the Resolver
+	// as every other: the registry's four checks, the one-shot ticket
+	// bound to the host that parked the request, the audit events.
+	Fleet bool
+	// ShipAudit, when set, sends the local audit log's new events to the
+	// shared state's central table (gate.Gate.ShipAudit) every ShipEvery
+	// (default 30 s) and once more on the way out; it returns how many
+	// it sent.
+	ShipAudit func(context.Context) (int, error)
+	ShipEvery time.Duration
 	// SweepEvery is how often expired requests are swept (default 5 s).
 	SweepEvery time.Duration
 	// Drain bounds how long a stop waits for requests in flight (5 s).
@@ -122,6 +140,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	if cfg.Drain <= 0 {
 		cfg.Drain = 5 * time.Second
+	}
+	if cfg.ShipEvery <= 0 {
+		cfg.ShipEvery = 30 * time.Second
 	}
 	if cfg.Resolver == nil || cfg.Registry == nil {
 		return nil, errors.New("serve: a resolver and a registry are required")
@@ -203,6 +224,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}()
 	s.goLoop(work, "watch", s.watch)
 	s.goLoop(work, "sweep", s.sweep)
+	if s.cfg.ShipAudit != nil {
+		s.goLoop(work, "audit ship", s.ship)
+	}
 	if s.cfg.Webhooks != nil {
 		s.goLoop(work, "webhooks", func(ctx context.Context) { s.cfg.Webhooks.run(ctx, s) })
 	}
@@ -262,6 +286,43 @@ func (s *Server) sweep(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// ship sends the audit log's new events to the central table every
+// ShipEvery, and once more when serve stops. A failure (the database
+// away) is said once until shipping works again: the events wait in the
+// local log, which is the spool.
+func (s *Server) ship(ctx context.Context) {
+	t := time.NewTicker(s.cfg.ShipEvery)
+	defer t.Stop()
+	failing := false
+	once := func(ctx context.Context) {
+		n, err := s.cfg.ShipAudit(ctx)
+		switch {
+		case err != nil:
+			if !failing && ctx.Err() == nil {
+				s.cfg.Log.Warn("audit events wait in the local log: cannot ship them", "err", err)
+				failing = true
+			}
+		case failing:
+			s.cfg.Log.Info("audit events shipped again", "count", n)
+			failing = false
+		case n > 0:
+			s.cfg.Log.Debug("audit events shipped", "count", n)
+		}
+	}
+	for {
+		once(ctx)
+		select {
+		case <-ctx.Done():
+			// The events of serve's last moments go too.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+			once(fctx)
+			cancel()
 			return
 		case <-t.C:
 		}

@@ -201,7 +201,10 @@ func (tg *Telegram) syncLoop(ctx context.Context) {
 
 func (tg *Telegram) sync(ctx context.Context) {
 	now := tg.srv.cfg.Now()
-	list, err := tg.srv.cfg.Registry.List(ctx, approvals.ListOptions{IncludeResolved: true, Limit: pendingLimit + historyLimit}, now)
+	// With a shared state, the requests its paired identities made on
+	// the other hosts too: those its buttons can answer.
+	list, err := listRequests(ctx, tg.srv.cfg.Registry, tg.srv.cfg.Fleet, approvals.ListOptions{IncludeResolved: true, Limit: pendingLimit + historyLimit},
+		now, pairedIdentities(tg.srv.cfg.StateDir, tg.Channel)...)
 	if err != nil {
 		if ctx.Err() == nil {
 			tg.srv.cfg.Log.Error("telegram: read requests", "err", err)
@@ -231,11 +234,16 @@ func (tg *Telegram) sync(ctx context.Context) {
 }
 
 // cardText is the card as the chat shows it: its lines (escaped and
-// redacted as every channel's are), whom it is for and its id. It is
-// sent as plain text: no markup of Telegram's is read in it.
+// redacted as every channel's are), whom it is for, the host that parked
+// it (with a shared state) and its id. It is sent as plain text: no
+// markup of Telegram's is read in it.
 func cardText(p approvals.Pending) string {
 	m := gate.CardMessage(p)
-	return strings.Join(m.Card, "\n") + "\nfor " + idString(p.Requester()) + " · id " + p.Token
+	on := ""
+	if p.Host != "" {
+		on = " on " + approvals.Printable(p.Host)
+	}
+	return strings.Join(m.Card, "\n") + "\nfor " + idString(p.Requester()) + on + " · id " + p.Token
 }
 
 func (tg *Telegram) sendCard(ctx context.Context, p approvals.Pending) {

@@ -16,12 +16,14 @@ import (
 
 // Terminal is mnemos approvals watch: it shows each request of its
 // identity on a terminal as it arrives, one at a time, oldest first, and
-// answers it with one key: approve once, for the session, permanently
-// (with what the gate proposes to remember), reject, or skip. It learns
-// of new requests as serve's page does (the database's files watched,
-// the registry read when they change and every Refresh) and answers
-// through the Resolver, as `mnemos approvals approve` and `deny` do: the
-// registry's four checks, the ticket and the audit events are the gate's.
+// answers it with one key: approve once, the contained work of its
+// workspace for its session (when it is contained work), for the
+// session, permanently (with what the gate proposes to remember),
+// reject, or skip. It learns of new requests as serve's page does (the
+// state's notifications, or the database's files watched; the registry
+// read when they say so and every Refresh) and answers through the
+// Resolver, as `mnemos approvals approve` and `deny` do: the registry's
+// four checks, the ticket and the audit events are the gate's.
 //
 // It writes plain lines: no escape sequence, no cursor movement, so that
 // it reads the same over SSH, in tmux and in a log of the session. Every
@@ -43,12 +45,21 @@ type Terminal struct {
 	// 100 ms); the registry is read at least every Refresh (2 s).
 	Watch         []string
 	Poll, Refresh time.Duration
+	// Changes, when set, says when the requests may have changed, on
+	// any host (the PostgreSQL store's LISTEN/NOTIFY); Watch is then not
+	// looked at.
+	Changes approvals.Waiter
+	// Fleet: the state is shared by several hosts; the terminal also
+	// shows its identity's requests parked on the others, naming the
+	// host of each.
+	Fleet bool
 }
 
 // Keys the terminal reads. ^C, ^D and q quit (the terminal is in raw
 // mode: ^C is a byte, not a signal).
 const (
 	keyOnce      = 'a'
+	keyContained = 'c'
 	keySession   = 's'
 	keyPermanent = 'p'
 	keyReject    = 'r'
@@ -103,16 +114,32 @@ func (t *Terminal) Run(ctx context.Context) error {
 		}
 	}()
 	st := &termState{skipped: map[string]bool{}, done: map[string]bool{}, named: map[string]bool{}}
-	t.printf("mnemos: watching the requests of %s; keys: a approve once, s for the session, p permanently, r reject, n skip, q quit\n", idString(t.Identity))
+	where := ""
+	if t.Fleet {
+		where = " on every host sharing the state"
+	}
+	t.printf("mnemos: watching the requests of %s%s; keys: a approve once, c contained work here for the session (when offered), s for the session, p permanently, r reject, n skip, q quit\n", idString(t.Identity), where)
 	tick := time.NewTicker(t.Poll)
 	defer tick.Stop()
+	wake := make(chan struct{}, 1)
+	if t.Changes != nil {
+		go wakeOnChange(ctx, t.Changes, t.Refresh, wake)
+	}
 	var (
 		last     stamp
 		lastRead time.Time
+		woke     bool
 	)
 	for {
-		if s := stampOf(t.Watch); s != last || time.Since(lastRead) >= t.Refresh {
-			last, lastRead = s, time.Now()
+		due := woke || lastRead.IsZero() || time.Since(lastRead) >= t.Refresh
+		if t.Changes == nil {
+			s := stampOf(t.Watch)
+			due = due || s != last
+			last = s
+		}
+		woke = false
+		if due {
+			lastRead = time.Now()
 			if err := t.refresh(ctx, st); err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -134,6 +161,8 @@ func (t *Terminal) Run(ctx context.Context) error {
 				t.printf("\nmnemos: stopped watching\n")
 				return nil
 			}
+		case <-wake:
+			woke = true
 		case <-tick.C:
 		}
 	}
@@ -148,7 +177,7 @@ func (t *Terminal) printf(format string, args ...any) {
 // are named.
 func (t *Terminal) refresh(ctx context.Context, st *termState) error {
 	now := t.Now()
-	list, err := t.Registry.List(ctx, approvals.ListOptions{Limit: pendingLimit}, now)
+	list, err := listRequests(ctx, t.Registry, t.Fleet, approvals.ListOptions{Limit: pendingLimit}, now, t.Identity)
 	if err != nil {
 		return fmt.Errorf("read requests: %w", err)
 	}
@@ -229,6 +258,8 @@ func termChoices(p approvals.Pending) []termChoice {
 	out := []termChoice{{keyOnce, "approve once", ""}}
 	for _, c := range choices(p) {
 		switch c.Value {
+		case rememberContained:
+			out = append(out, termChoice{keyContained, "approve contained work here for this session", c.Value})
 		case approvals.TerritorySession:
 			out = append(out, termChoice{keySession, "approve for this session", c.Value})
 		case approvals.TerritoryPermanent:
@@ -255,6 +286,12 @@ func (t *Terminal) showCard(p approvals.Pending, waiting int) {
 	} else {
 		fmt.Fprintf(&b, "  command:   %s\n", approvals.Printable(quoteArgv(m.Argv)))
 		fmt.Fprintf(&b, "  in:        %s\n", approvals.Printable(m.Cwd))
+	}
+	if p.Host != "" {
+		fmt.Fprintf(&b, "  host:      %s\n", approvals.Printable(p.Host))
+	}
+	if ws, ok := gate.ContainedWork(p); ok {
+		fmt.Fprintf(&b, "  sandbox:   contained work: no network, writes only in %s and temp\n", approvals.Printable(audit.RedactString(ws)))
 	}
 	fmt.Fprintf(&b, "  expires:   %s (in %s)\n", p.ExpiresAt.Local().Format("15:04:05"), p.ExpiresAt.Sub(now).Round(time.Second))
 	cs := termChoices(p)
@@ -368,6 +405,8 @@ func helpLines(cs []termChoice) []string {
 		switch c.remember {
 		case "":
 			out = append(out, "  a  approve once: the waiting command (or its identical rerun) runs once\n")
+		case rememberContained:
+			out = append(out, "  c  approve, and stop asking about contained work in this workspace for the request's session (no network, writes only in the workspace and temp)\n")
 		case approvals.TerritorySession:
 			out = append(out, "  s  approve, and stop asking about what 'remember' says for the request's session (or 12 hours)\n")
 		case approvals.TerritoryPermanent:

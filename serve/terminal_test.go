@@ -124,7 +124,8 @@ func TestTerminalAnswers(t *testing.T) {
 	tm.wait("--- request " + b.Token)
 	tm.wait("? ")
 	tm.press("x") // not a key it takes
-	tm.wait("press a, s, p, r, n, q")
+	// c where the sandbox holds touch (contained work), not elsewhere.
+	tm.waitAny("press a, s, p, r, n, q", "press a, c, s, p, r, n, q")
 	tm.press("r")
 	tm.wait("rejected " + b.Token)
 	if st := f.status(b.Token); st != approvals.StatusRejected {

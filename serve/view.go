@@ -2,6 +2,8 @@ package serve
 
 import (
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,8 +21,10 @@ type pageData struct {
 	Identity string
 	Flash    string
 	CSRF     string
-	Pending  []cardView
-	History  []historyView
+	// Fleet: the state is shared; cards and history name their host.
+	Fleet   bool
+	Pending []cardView
+	History []historyView
 }
 
 type cardView struct {
@@ -30,7 +34,12 @@ type cardView struct {
 	Argv      string
 	Cwd       string
 	Requester string
-	Expires   string
+	// Host is the machine the request was parked on (shared state only).
+	Host    string
+	Expires string
+	// Contained is the workspace of a request that is contained work,
+	// which may be approved for its session's contained work there.
+	Contained string
 	Own       bool
 	Choices   []choice
 	// CSRF is the session's token the answer form carries.
@@ -40,24 +49,42 @@ type cardView struct {
 type choice struct{ Value, Label string }
 
 type historyView struct {
-	ID, Status, When, Summary, By string
+	// Status is the request's status, a word (a class name on the page);
+	// Territory what an approval conceded beyond once, if anything.
+	ID, Status, Territory, When, Summary, By, Host string
+	at                                             time.Time
 }
 
+// view is what the page shows: the requests waiting (newest first), and
+// the last answered or expired (newest first by when that happened). With
+// a shared state they include the page's identity's requests parked on
+// the other hosts.
 func (s *Server) view(r *http.Request, sid string) (pageData, error) {
-	now := s.cfg.Now()
-	list, err := s.cfg.Registry.List(r.Context(), approvals.ListOptions{IncludeResolved: true, Limit: pendingLimit + historyLimit}, now)
+	ctx, now := r.Context(), s.cfg.Now()
+	open, err := listRequests(ctx, s.cfg.Registry, s.cfg.Fleet, approvals.ListOptions{Limit: pendingLimit}, now, s.cfg.Identity)
 	if err != nil {
 		return pageData{}, err
 	}
-	d := pageData{Identity: idString(s.cfg.Identity), CSRF: s.sess.csrf(sid)}
-	for _, p := range list {
-		if st := p.StatusAt(now); st == approvals.StatusPending {
+	recent, err := listRequests(ctx, s.cfg.Registry, s.cfg.Fleet, approvals.ListOptions{IncludeResolved: true, Limit: historyWindow}, now, s.cfg.Identity)
+	if err != nil {
+		return pageData{}, err
+	}
+	d := pageData{Identity: idString(s.cfg.Identity), CSRF: s.sess.csrf(sid), Fleet: s.cfg.Fleet}
+	for _, p := range open {
+		if p.StatusAt(now) == approvals.StatusPending {
 			c := s.card(p, now)
 			c.CSRF = d.CSRF
 			d.Pending = append(d.Pending, c)
-		} else if len(d.History) < historyLimit {
+		}
+	}
+	for _, p := range recent {
+		if st := p.StatusAt(now); st != approvals.StatusPending {
 			d.History = append(d.History, history(p, st))
 		}
+	}
+	sort.SliceStable(d.History, func(i, j int) bool { return d.History[i].at.After(d.History[j].at) })
+	if len(d.History) > historyLimit {
+		d.History = d.History[:historyLimit]
 	}
 	return d, nil
 }
@@ -71,6 +98,7 @@ func (s *Server) card(p approvals.Pending, now time.Time) cardView {
 		Argv:      approvals.Printable(quoteArgv(m.Argv)),
 		Cwd:       approvals.Printable(m.Cwd),
 		Requester: idString(p.Requester()),
+		Host:      approvals.Printable(p.Host),
 		Expires:   p.ExpiresAt.Local().Format("15:04:05") + " (in " + p.ExpiresAt.Sub(now).Round(time.Second).String() + ")",
 		Own:       p.Requester() == s.cfg.Identity,
 		Choices:   choices(p),
@@ -78,16 +106,34 @@ func (s *Server) card(p approvals.Pending, now time.Time) cardView {
 	if ext, ok := gate.ExtensionOf(p); ok {
 		v.Argv = "extension " + approvals.Printable(ext)
 	}
+	if ws, ok := gate.ContainedWork(p); ok {
+		v.Contained = approvals.Printable(audit.RedactString(ws))
+	}
 	return v
 }
 
-// choices are the ways the page offers to approve p: once, and the
-// territory concessions the gate can record for it.
+// rememberContained is the choice that approves a request and the
+// contained work in its workspace for its session (approve --remember
+// contained; gate.ContainedWork says when it applies).
+const rememberContained = "contained"
+
+// choices are the ways the page offers to approve p: once, the
+// contained work of its workspace for its session when it is contained
+// work, and the territory concessions the gate can record for it.
 func choices(p approvals.Pending) []choice {
-	once := choice{"", "Approve once"}
 	if _, ok := gate.ExtensionOf(p); ok {
 		return []choice{{"", "Approve"}}
 	}
+	cs := concessions(p)
+	if _, ok := gate.ContainedWork(p); ok {
+		cs = slices.Insert(cs, 1, choice{rememberContained, "Approve contained work here for this session"})
+	}
+	return cs
+}
+
+// concessions are once and the territory concessions for p.
+func concessions(p approvals.Pending) []choice {
+	once := choice{"", "Approve once"}
 	always, targets := false, true
 	for _, a := range p.Details.Accesses {
 		spec, err := policy.Lookup(a.Capability)
@@ -113,18 +159,16 @@ func choices(p approvals.Pending) []choice {
 }
 
 func history(p approvals.Pending, st approvals.Status) historyView {
-	h := historyView{ID: p.Token, Status: string(st), Summary: summary(p)}
-	switch {
-	case p.DecisionAt != nil:
-		h.When = p.DecisionAt.Local().Format("Jan 2 15:04:05")
-	default:
-		h.When = p.ExpiresAt.Local().Format("Jan 2 15:04:05")
+	h := historyView{ID: p.Token, Status: string(st), Summary: summary(p), Host: approvals.Printable(p.Host), at: p.ExpiresAt}
+	if p.DecisionAt != nil {
+		h.at = *p.DecisionAt
 	}
+	h.When = h.at.Local().Format("Jan 2 15:04:05")
 	if p.DecisionBy != nil {
 		h.By = idString(*p.DecisionBy)
 	}
 	if p.Territory != "" && p.Territory != approvals.TerritoryNone {
-		h.Status += " (" + p.Territory + ")"
+		h.Territory = approvals.Printable(p.Territory)
 	}
 	return h
 }

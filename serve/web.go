@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 )
 
@@ -34,7 +35,10 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 const (
 	pendingLimit = 50
 	historyLimit = 20
-	maxFormBytes = 8 << 10
+	// historyWindow is how many of the newest requests are read for the
+	// history, which shows the historyLimit answered or expired last.
+	historyWindow = 100
+	maxFormBytes  = 8 << 10
 )
 
 func (s *Server) handler() http.Handler {
@@ -318,20 +322,31 @@ func (s *Server) resolve(r *http.Request, id, answer string) (string, error) {
 	switch verb {
 	case "approve":
 		switch remember {
-		case "", approvals.TerritorySession, approvals.TerritoryPermanent:
+		case "", approvals.TerritorySession, approvals.TerritoryPermanent, rememberContained:
 		default:
-			return "", fmt.Errorf("unknown choice %q", remember)
+			return "", fmt.Errorf("unknown choice %q", approvals.Printable(remember))
 		}
+		// The gate refuses a concession the request does not allow
+		// (contained for what is not contained work): the page's
+		// buttons are only what it offers, not what it accepts.
 		res, err := s.cfg.Resolver.Approve(r.Context(), id, by, gate.ApproveOptions{Remember: remember})
 		if err != nil {
 			return "", err
 		}
-		s.cfg.Log.Info("approved", "id", res.Pending.Token, "territory", res.Pending.Territory, "via", "web")
+		s.cfg.Log.Info("approved", "id", res.Pending.Token, "territory", res.Pending.Territory, "remember", remember, "via", "web")
 		msg := "Approved: " + summary(res.Pending)
-		if res.Rule != nil {
+		switch {
+		case res.Rule != nil:
 			msg += " (an allow rule was added to " + approvals.Printable(res.Rule.File) + ")"
-		} else if len(res.Grants) > 0 {
+		case len(res.Grants) > 0:
 			msg += fmt.Sprintf(" (%d grant(s) recorded)", len(res.Grants))
+		case remember == rememberContained && len(res.SessionRules) > 0:
+			r := res.SessionRules[0]
+			ws, _ := gate.ContainedWork(res.Pending)
+			msg += " (contained work in " + approvals.Printable(audit.RedactString(ws)) + " runs without asking for this session, until " +
+				r.ExpiresAt.Local().Format("15:04") + "; mnemos grants revoke " + r.Label() + " ends it)"
+		case len(res.SessionRules) > 0:
+			msg += fmt.Sprintf(" (%d session rule(s) recorded)", len(res.SessionRules))
 		}
 		return msg, nil
 	case "reject":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
@@ -58,6 +60,19 @@ func (c *ServeCmd) Run(a *app) error {
 		Now:         a.now,
 		RotateToken: c.RotateToken,
 		Watch:       []string{paths.DBFile, paths.DBFile + "-wal"},
+	}
+	if g.SharedState() {
+		// The requests of this identity parked on every host, learnt of
+		// by the database's notifications; this host's audit events
+		// shipped to the central table as they come.
+		cfg.Fleet, cfg.Watch = true, nil
+		if w, ok := st.(approvals.Waiter); ok {
+			cfg.Changes = w
+		}
+		cfg.ShipAudit = func(ctx context.Context) (int, error) {
+			res, err := g.ShipAudit(ctx)
+			return res.Shipped, err
+		}
 	}
 	var hooks []policy.Channel
 	for _, ch := range g.Config().Policy.Channels {

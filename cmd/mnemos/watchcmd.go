@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/serve"
 )
 
@@ -44,6 +45,14 @@ func (c *ApprovalsWatchCmd) Run(a *app) error {
 	paths := g.Config().Paths
 	t := &serve.Terminal{In: tty, Out: tty, Identity: a.identity(), Resolver: g, Registry: st, Now: a.now,
 		Watch: []string{paths.DBFile, paths.DBFile + "-wal"}}
+	if g.SharedState() {
+		// This identity's requests on every host, learnt of by the
+		// database's notifications.
+		t.Fleet, t.Watch = true, nil
+		if w, ok := st.(approvals.Waiter); ok {
+			t.Changes = w
+		}
+	}
 	err = t.Run(ctx)
 	if errors.Is(err, syscall.EIO) {
 		// The terminal went away (the SSH connection dropped).
