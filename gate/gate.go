@@ -258,6 +258,12 @@ func (g *Gate) Decide(ctx context.Context, req Request, mode Mode) (Decision, er
 		if ok {
 			dec.Outcome, dec.DecidedBy, dec.Ticket = policy.Allow, "ticket", tok
 			dec.Reason = "approved once: one-shot ticket of approval " + tok + " spent"
+			// A link swapped in after the approval (reachlinks.go).
+			if why, err := g.reachAsApproved(ctx, st, tok, dec); err != nil {
+				return deny(dec, "state", err.Error()), err
+			} else if why != "" {
+				dec = deny(dec, "sandbox", why)
+			}
 		}
 	}
 	if dec.Outcome == policy.Ask {

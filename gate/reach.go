@@ -20,6 +20,9 @@ import (
 type Reach struct {
 	Path  string `json:"path"`
 	Write bool   `json:"write,omitempty"`
+	// Resolved is what Path resolves to when a link is in its way: what
+	// the sandbox grants (reachlinks.go).
+	Resolved string `json:"resolved,omitempty"`
 	// Socket: Path is a socket file to connect to (a container engine's).
 	Socket bool `json:"socket,omitempty"`
 	// Policy is the line that would grant it to every run.
@@ -84,16 +87,23 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 		return
 	}
 	var reach []Reach
+	var res sandbox.Resolver
 	for _, f := range sandbox.Assess(sb.spec, home, outside) {
 		if f.Never {
 			*dec = deny(*dec, "sandbox", f.Line+installAdvice(dec, f.Need.Path))
+			return
+		}
+		// What the path resolves to, which the sandbox would grant.
+		if _, never := g.reachResolved(f.Need, sb.spec, ws, &res); never != "" {
+			*dec = deny(*dec, "sandbox", never)
 			return
 		}
 		p := f.Need.Path
 		if _, err := os.Stat(p); err != nil {
 			p = f.Grant
 		}
-		reach = append(reach, Reach{Path: p, Write: f.Need.Write, Policy: f.Line})
+		resolved, _ := g.reachResolved(sandbox.Need{Path: p}, sb.spec, ws, &res)
+		reach = append(reach, Reach{Path: p, Write: f.Need.Write, Resolved: resolved, Policy: f.Line})
 	}
 	for _, sock := range sockets {
 		if slices.Contains(sb.spec.Sockets, sock) {
@@ -201,7 +211,7 @@ func namesReach(c *CommandDecision, reach []Reach) bool {
 func describeReach(reach []Reach) string {
 	parts := make([]string, len(reach))
 	for i, r := range reach {
-		parts[i] = r.verb() + " " + r.Path
+		parts[i] = r.verb() + " " + r.Path + r.linkNote()
 	}
 	return strings.Join(parts, ", ")
 }
@@ -293,7 +303,7 @@ func reachOptions(o *sandbox.Options, dec Decision) {
 func reachLines(reach []Reach) []string {
 	var out []string
 	for _, r := range reach {
-		out = append(out, approvals.Printable("outside the sandbox: approving lets this run "+r.verb()+" "+r.Path+"; "+r.Policy))
+		out = append(out, approvals.Printable("outside the sandbox: approving lets this run "+r.verb()+" "+r.Path+r.linkNote()+"; "+r.Policy))
 	}
 	return out
 }

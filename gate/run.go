@@ -467,6 +467,10 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 	}
 	o.Programs = toolchainPrograms(g.cfg.UserHome, dec)
 	if dec.Outcome == policy.Allow {
+		// Landlock grants what each path resolves to now (reachlinks.go).
+		if err := reachMoved(dec); err != nil {
+			return sb, err
+		}
 		reachOptions(&o, dec)
 	}
 	if network {
