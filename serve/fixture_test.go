@@ -66,6 +66,15 @@ func newFixture(t *testing.T, tweak ...func(*Config)) *fixture {
 
 func newFixturePolicy(t *testing.T, pol *policy.Policy, tweak ...func(*Config)) *fixture {
 	t.Helper()
+	f := newGateFixture(t, pol, nil, tweak...)
+	f.start()
+	return f
+}
+
+// newGateFixture is a fixture whose serve is configured but not started,
+// its gate reading the environment through getenv (none when nil).
+func newGateFixture(t *testing.T, pol *policy.Policy, getenv func(string) string, tweak ...func(*Config)) *fixture {
+	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", "mnemos-serve-")
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +93,7 @@ func newFixturePolicy(t *testing.T, pol *policy.Policy, tweak ...func(*Config)) 
 	}
 	f := &fixture{t: t, dir: dir, ws: ws, paths: paths, log: &syncBuffer{}}
 	f.audit = audit.Open(paths.AuditFile, audit.Options{})
-	f.g = gate.New(gate.Config{Paths: paths, Policy: pol, UserHome: home, SelfNames: []string{"mnemos"}, Audit: f.audit})
+	f.g = gate.New(gate.Config{Paths: paths, Policy: pol, UserHome: home, SelfNames: []string{"mnemos"}, Audit: f.audit, Getenv: getenv})
 	t.Cleanup(func() { f.g.Close() })
 	if f.st, err = f.g.Store(context.Background()); err != nil {
 		t.Fatal(err)
@@ -103,7 +112,6 @@ func newFixturePolicy(t *testing.T, pol *policy.Policy, tweak ...func(*Config)) 
 	for _, fn := range tweak {
 		fn(&f.cfg)
 	}
-	f.start()
 	return f
 }
 

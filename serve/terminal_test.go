@@ -30,11 +30,17 @@ func (f *fixture) terminal(id approvals.Identity, poll ...time.Duration) *term {
 	if len(poll) > 0 {
 		every, refresh = poll[0], 0
 	}
+	return f.terminalWith(&Terminal{Identity: id, Resolver: f.g, Registry: f.st,
+		Watch: f.cfg.Watch, Poll: every, Refresh: refresh})
+}
+
+// terminalWith runs tr over a pipe.
+func (f *fixture) terminalWith(tr *Terminal) *term {
+	f.t.Helper()
 	r, w := io.Pipe()
 	tm := &term{t: f.t, keys: w, out: &syncBuffer{}, stopped: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
-	tr := &Terminal{In: r, Out: tm.out, Identity: id, Resolver: f.g, Registry: f.st,
-		Watch: f.cfg.Watch, Poll: every, Refresh: refresh}
+	tr.In, tr.Out = r, tm.out
 	go func() { tm.err = tr.Run(ctx); close(tm.stopped) }()
 	f.t.Cleanup(func() {
 		cancel()
