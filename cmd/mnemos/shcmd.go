@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -44,13 +45,32 @@ mnemos-bash as mnemos sh --bash. Point a harness whose shell you can set
 Options:
   --bash        Run bash -c instead of sh -c (first word only).
   -c            Read the commands from SCRIPT (required).
-  -a -C -e -f -n -u -v -x, -o NAME, and their + forms
-                Passed to the shell as given.
+  -a -C -e -f -n -u -v -x, -o NAME (their names and pipefail), and
+                their + forms: passed to the shell as given.
   -l            Ignored (said once per session): the shell reads no login
                 files; the sandbox keeps them read-only anyway.
   -i, -s        Refused: an interactive shell or one reading stdin runs
                 commands mnemos cannot decide before they run.
 `
+
+// shSetOptions are the -o names mnemos sh passes on: those of the letters
+// it passes, and pipefail. Others can change what the script's words mean
+// to the shell (bash's keyword puts NAME=VALUE arguments in the
+// command's environment), and so what mnemos decided.
+var shSetOptions = map[string]bool{
+	"allexport": true, "noclobber": true, "errexit": true, "noglob": true, "noexec": true,
+	"nounset": true, "verbose": true, "xtrace": true, "pipefail": true,
+}
+
+// shSetOptionNames lists shSetOptions, sorted.
+func shSetOptionNames() []string {
+	names := make([]string, 0, len(shSetOptions))
+	for n := range shSetOptions {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
 
 // shInvocation is what mnemos sh was asked to run.
 type shInvocation struct {
@@ -105,6 +125,10 @@ func parseSh(args []string) (shInvocation, error) {
 			case r == 'o':
 				if i >= len(args) {
 					return inv, &exitError{code: exitUsage, msg: sign + "o needs an option name", hint: shUsage}
+				}
+				if !shSetOptions[args[i]] {
+					return inv, &exitError{code: exitUsage, msg: fmt.Sprintf("mnemos sh does not pass %so %q to the shell: it may change how the script reads, which mnemos decided", sign, args[i]),
+						hint: "mnemos sh passes -o " + strings.Join(shSetOptionNames(), ", ")}
 				}
 				opts = append(opts, sign+"o", args[i])
 				i++

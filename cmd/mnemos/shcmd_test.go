@@ -19,6 +19,7 @@ func TestParseSh(t *testing.T) {
 		{[]string{"-e", "-u", "-c", "x"}, []string{"sh", "-e", "-u", "-c", "x"}, false},
 		{[]string{"+x", "-c", "x"}, []string{"sh", "+x", "-c", "x"}, false},
 		{[]string{"-o", "noglob", "-c", "x"}, []string{"sh", "-o", "noglob", "-c", "x"}, false},
+		{[]string{"-o", "pipefail", "+o", "xtrace", "-c", "x"}, []string{"sh", "-o", "pipefail", "+o", "xtrace", "-c", "x"}, false},
 		{[]string{"-eo", "nounset", "-c", "x"}, []string{"sh", "-e", "-o", "nounset", "-c", "x"}, false},
 		{[]string{"-lc", "x"}, []string{"sh", "-c", "x"}, true},
 		{[]string{"-c", "-l", "x"}, []string{"sh", "-c", "x"}, true},
@@ -60,6 +61,12 @@ func TestSecurityShRunsOnlyDecidedScripts(t *testing.T) {
 		{"--rcfile", "f", "-c", "x"},
 		{"-O", "extglob", "-c", "x"},
 		{"-o"},
+		// Options that change what the script's words mean to the shell.
+		{"-k", "-c", "x"},
+		{"-o", "keyword", "-c", "x"},
+		{"+o", "braceexpand", "-c", "x"},
+		{"-o", "posix", "-c", "x"},
+		{"-o", "history", "-c", "x"},
 		{"--bash"},
 	} {
 		inv, err := parseSh(args)
