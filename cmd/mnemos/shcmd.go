@@ -45,8 +45,9 @@ mnemos-bash as mnemos sh --bash. Point a harness whose shell you can set
 Options:
   --bash        Run bash -c instead of sh -c (first word only).
   -c            Read the commands from SCRIPT (required).
-  -a -C -e -f -n -u -v -x, -o NAME (their names and pipefail), and
-                their + forms: passed to the shell as given.
+  -C -e -f -n -u -v -x, -o NAME (their names and pipefail), and
+                their + forms: passed to the shell as given (not -a: it
+                exports what the decision reads as shell variables).
   -l            Ignored (said once per session): the shell reads no login
                 files; the sandbox keeps them read-only anyway.
   -i, -s        Refused: an interactive shell or one reading stdin runs
@@ -55,10 +56,12 @@ Options:
 
 // shSetOptions are the -o names mnemos sh passes on: those of the letters
 // it passes, and pipefail. Others can change what the script's words mean
-// to the shell (bash's keyword puts NAME=VALUE arguments in the
-// command's environment), and so what mnemos decided.
+// to the shell, and so what mnemos decided: bash's keyword (-k) puts
+// NAME=VALUE arguments in the command's environment, allexport (-a)
+// exports every assignment (GIT_EXTERNAL_DIFF=x; git diff runs x), which
+// the decision does not see in the shell's options.
 var shSetOptions = map[string]bool{
-	"allexport": true, "noclobber": true, "errexit": true, "noglob": true, "noexec": true,
+	"noclobber": true, "errexit": true, "noglob": true, "noexec": true,
 	"nounset": true, "verbose": true, "xtrace": true, "pipefail": true,
 }
 
@@ -132,7 +135,7 @@ func parseSh(args []string) (shInvocation, error) {
 				}
 				opts = append(opts, sign+"o", args[i])
 				i++
-			case strings.ContainsRune("aCefnuvx", r):
+			case strings.ContainsRune("Cefnuvx", r):
 				opts = append(opts, sign+string(r))
 			default:
 				return inv, &exitError{code: exitUsage, msg: fmt.Sprintf("mnemos sh: unknown option %s%c in %q", sign, r, w), hint: shUsage}

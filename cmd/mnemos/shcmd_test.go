@@ -64,6 +64,8 @@ func TestSecurityShRunsOnlyDecidedScripts(t *testing.T) {
 		// Options that change what the script's words mean to the shell.
 		{"-k", "-c", "x"},
 		{"-o", "keyword", "-c", "x"},
+		{"-ac", "GIT_EXTERNAL_DIFF=./x; git diff"},
+		{"-o", "allexport", "-c", "x"},
 		{"+o", "braceexpand", "-c", "x"},
 		{"-o", "posix", "-c", "x"},
 		{"-o", "history", "-c", "x"},
