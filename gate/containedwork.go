@@ -136,6 +136,10 @@ const metaReach = "sandbox"
 // card, where --remember can be given), the contained-work concession.
 func cardExtras(p approvals.Pending, concession bool) []string {
 	var out []string
+	if s := p.Details.Meta[metaStale]; s != "" {
+		// Why it asks again (stale.go).
+		out = append(out, s)
+	}
 	if r := p.Details.Meta[metaReach]; r != "" {
 		out = append(out, strings.Split(r, "\n")...)
 	}

@@ -724,6 +724,10 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 	}
 	np := g.newPending(req, *dec)
 	g.recordExtras(&np, dec)
+	// An approval of the same words that went unused says why (stale.go).
+	if err := g.noteStale(ctx, st, req, &np, now); err != nil {
+		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
+	}
 	np.Details.Bound, np.Details.Pin = describeFacts(req.bound.get()), req.bound.pin()
 	np.Details.Remember = rememberItems(dec, req.bound)
 	p, err := st.CreatePending(ctx, np, now, g.cfg.Policy.ApprovalTTL)

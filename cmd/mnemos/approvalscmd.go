@@ -118,7 +118,9 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 	if c.JSON {
 		return writeJSON(a.io.out, p)
 	}
-	for _, l := range approvals.RenderCard(p.Card()) {
+	// The card as the channels show it: seed 002's lines, then why it asks
+	// again and what outside the sandbox approving lets the run reach.
+	for _, l := range gate.CardMessage(p).Card {
 		fmt.Fprintln(a.io.out, l)
 	}
 	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\n", oneLine(p.Token), p.StatusAt(a.now()), oneLine(p.Channel), oneLine(p.Sender))
