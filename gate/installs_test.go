@@ -52,7 +52,7 @@ func TestInstallSecurityNotContainedWork(t *testing.T) {
 
 	setPath(gobin + ":/usr/bin:/bin")
 	d = f.decideDry(t, "go", "install", "./cmd/x")
-	if d.Outcome != policy.Deny || !strings.Contains(d.Reason, "runs outside the sandbox later") || !strings.Contains(d.Reason, "go build -o bin/") {
+	if d.Outcome != policy.Deny || !strings.Contains(d.Reason, "write "+gobin+", where it installs programs that run later") || !strings.Contains(d.Reason, "go build -o bin/") {
 		t.Errorf("go install, GOBIN on PATH: %s (%s); want deny up front saying what to run instead", d.Outcome, d.Reason)
 	}
 

@@ -90,7 +90,11 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	var res sandbox.Resolver
 	for _, f := range sandbox.Assess(sb.spec, home, outside) {
 		if f.Never {
-			*dec = deny(*dec, "sandbox", f.Line+installAdvice(dec, f.Need.Path))
+			reason := f.Line
+			if why := installAdvice(dec, f.Need.Path); why != "" {
+				reason = why
+			}
+			*dec = deny(*dec, "sandbox", reason)
 			return
 		}
 		// What the path resolves to, which the sandbox would grant.
@@ -127,9 +131,11 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	}
 }
 
-// installAdvice is what to say after a refusal of path, when a command
-// of the decision installs programs there (go install, cargo install,
-// npm install -g...): what to run instead.
+// installAdvice is what to say of a refusal of path, when a command of
+// the decision installs programs there (go install, cargo install, npm
+// install -g...): whatever keeps the sandbox from granting it (a PATH
+// directory, a directory in home it cannot create), the command cannot
+// run here, and what to run instead.
 func installAdvice(dec *Decision, path string) string {
 	for _, c := range dec.Commands {
 		if c.Policy == nil {
@@ -140,7 +146,7 @@ func installAdvice(dec *Decision, path string) string {
 				continue
 			}
 			if advice := classify.InstallAdvice(c.Command); advice != "" {
-				return "; " + c.Text + " installs programs there: " + advice
+				return "the sandbox does not let " + c.Text + " write " + path + ", where it installs programs that run later, outside the sandbox: " + advice
 			}
 		}
 	}
