@@ -2,10 +2,13 @@ package serve
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -237,4 +240,89 @@ func TestFleetTerminal(t *testing.T) {
 	if strings.Contains(tm.out.String(), hers.Token) {
 		t.Error("eve's request on host A was shown on dev's terminal on host B")
 	}
+}
+
+// TestShipsAudit: with a shared state serve ships the audit log at
+// start, every ShipEvery and once more when it stops; a failure is
+// logged once until shipping works again.
+func TestShipsAudit(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		calls int
+		fail  = true
+	)
+	ship := func(ctx context.Context) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if fail {
+			return 0, errors.New("database away")
+		}
+		return 1, nil
+	}
+	f := newFixture(t, func(c *Config) { c.ShipAudit, c.ShipEvery = ship, 20*time.Millisecond })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return calls }
+	for deadline := time.Now().Add(5 * time.Second); count() < 5; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("shipped %d times in 5 s", count())
+		}
+	}
+	if n := strings.Count(f.log.String(), "cannot ship them"); n != 1 {
+		t.Errorf("the failure was logged %d times, want once:\n%s", n, f.log.String())
+	}
+	mu.Lock()
+	fail = false
+	mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(f.log.String(), "audit events shipped again"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("recovery not logged:\n%s", f.log.String())
+		}
+	}
+	before := count()
+	f.shutdown()
+	if count() == before {
+		t.Error("nothing shipped on the way out")
+	}
+}
+
+// TestMeasureCardToPage measures the time from a card's creation to its
+// arrival on an open page (server-sent event), median over rounds:
+// with the state in PostgreSQL, parked on host A and shown by host B's
+// serve, learnt of by LISTEN/NOTIFY and, for comparison, by the reread
+// alone (every 2 s, the default); with the state in SQLite, by the
+// database's files watched (every 100 ms, the default). It asserts
+// nothing about speed; MNEMOS_MEASURE=1 go test ./serve -run
+// TestMeasureCardToPage -v runs it.
+func TestMeasureCardToPage(t *testing.T) {
+	if os.Getenv("MNEMOS_MEASURE") == "" {
+		t.Skip("a measurement: set MNEMOS_MEASURE=1 to run it")
+	}
+	// Each card is created at a random moment of the period looked at
+	// (jitter), not in step with it.
+	measure := func(name string, rounds int, jitter time.Duration, ask, serving *fixture) time.Duration {
+		events := openEvents(t, serving.browser(true))
+		<-events
+		var ds []time.Duration
+		for i := range rounds {
+			time.Sleep(rand.N(jitter))
+			start := time.Now()
+			p := ask.ask("touch", name+itoa64(int64(i)))
+			waitEvent(t, events, p.Token)
+			ds = append(ds, time.Since(start))
+			if _, err := ask.g.Deny(context.Background(), p.Token, dev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2].Round(100 * time.Microsecond)
+	}
+	dsn := fleetDSN(t)
+	a := fleetHost(t, dsn, "host-a", false)
+	b := fleetHost(t, dsn, "host-b", true, func(c *Config) { c.Poll, c.Refresh = 0, 0 })
+	t.Logf("PostgreSQL, parked on host A -> host B's page, LISTEN/NOTIFY: median %v over 50", measure("notify", 50, 100*time.Millisecond, a, b))
+	b.shutdown()
+	c := fleetHost(t, dsn, "host-c", true, func(c *Config) { c.Poll, c.Refresh, c.Changes = 0, 0, nil })
+	t.Logf("PostgreSQL, parked on host A -> host C's page, reread every 2 s: median %v over 20", measure("reread", 20, 2*time.Second, a, c))
+	lite := newFixture(t, func(c *Config) { c.Poll, c.Refresh = 0, 0 })
+	t.Logf("SQLite, the page of the same host, files watched every 100 ms: median %v over 50", measure("files", 50, 100*time.Millisecond, lite, lite))
 }
