@@ -508,12 +508,12 @@ func printStatusAgents(line func(label, format string, args ...any), agents []st
 			}
 		}
 		if len(ag.Wired) == 0 && len(ag.Problems) > 0 {
-			state = "found, " + ag.Problems[0].Detail
+			state = "NOT wired: " + ag.Problems[0].Detail + " (" + ag.Problems[0].Hint + ")"
 		}
 		if ag.Level != "" {
 			state += "; level " + ag.Level
 		}
-		line(label, "%-*s  %s", width, ag.Agent, cut(state, 160))
+		line(label, "%-*s  %s", width, ag.Agent, cut(state, 240))
 	}
 }
 
