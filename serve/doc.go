@@ -20,7 +20,12 @@
 //   - the mail of each email channel: the card with links to the view of
 //     one request (GET /request/ID), which answers nothing by itself;
 //   - retries of webhook deliveries that failed, within the request's TTL;
-//   - the sweep that marks expired requests (approval.expired).
+//   - the sweep that marks expired requests (approval.expired);
+//   - with a state several hosts share (PostgreSQL): the requests of the
+//     identities it answers for parked on the other hosts, on the page
+//     and the bot, each naming its host; the database's notifications
+//     (LISTEN/NOTIFY) in place of watching files; the shipping of the
+//     host's audit log to the central table.
 //
 // It also holds the [Terminal] of mnemos approvals watch, which runs in a
 // process of its own: the cards on a terminal, answered with one key.
