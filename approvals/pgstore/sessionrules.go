@@ -49,8 +49,10 @@ func collectSessionRules(rows pgx.Rows) ([]approvals.SessionRule, error) {
 	return out, rows.Err()
 }
 
-// RecordSessionRule records a session rule on this host, refusing what
-// the SQLite store refuses.
+// RecordSessionRule records a session rule on the host of its session:
+// the host that parked the request whose approval made it (approved on
+// another host, the rule must reach the waiting run where it was asked),
+// else this host. It refuses what the SQLite store refuses.
 func (s *Store) RecordSessionRule(ctx context.Context, r approvals.SessionRule, now time.Time) (approvals.SessionRule, error) {
 	switch {
 	case r.Channel == "" || r.Sender == "":
@@ -70,7 +72,7 @@ func (s *Store) RecordSessionRule(ctx context.Context, r approvals.SessionRule, 
 	}
 	out, err := scanSessionRule(s.pool.QueryRow(ctx, `INSERT INTO session_rules (host, channel, sender_id, argv_prefix,
 		exact, pin, session, granted_at, expires_at, granted_by, approval)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, `+at(8)+`, `+at(9)+`, $10, $11)
+		VALUES (COALESCE((SELECT host FROM pending WHERE token = $11), $1), $2, $3, $4, $5, $6, $7, `+at(8)+`, `+at(9)+`, $10, $11)
 		RETURNING `+sessionRuleColumns,
 		s.host, r.Channel, r.Sender, string(prefix), r.Exact, r.Pin, r.Session, s.off(now), s.off(r.ExpiresAt),
 		nullStr(r.GrantedBy), nullStr(normToken(r.Approval))))
