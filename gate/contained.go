@@ -16,12 +16,20 @@ import (
 type statusCache struct {
 	once sync.Once
 	st   sandbox.Status
+	// keeps is keepsPromises(st), worked out once.
+	keeps bool
 }
 
 // sandboxStatus is Config.Probe's answer, asked once.
 func (g *Gate) sandboxStatus() sandbox.Status {
-	g.status.once.Do(func() { g.status.st = g.cfg.Probe() })
+	g.status.once.Do(func() { g.status.st = g.cfg.Probe(); g.status.keeps = keepsPromises(g.status.st) })
 	return g.status.st
+}
+
+// sandboxKeepsPromises is keepsPromises(g.sandboxStatus()).
+func (g *Gate) sandboxKeepsPromises() bool {
+	g.sandboxStatus()
+	return g.status.keeps
 }
 
 // keepsPromises reports whether the sandbox mnemos run would start keeps every

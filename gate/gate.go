@@ -548,8 +548,8 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		}
 	}
 	// What each path resolves to, judged as well as its name (links.go).
-	if changed, err := g.judgeLinks(ctx, req, &dec, linkCheck{prepared: prepared, all: allDirs, dirs: &dirs, in: in, grants: grants,
-		stateFiles: stateFiles, stateDirs: stateDirs, wiring: wiring}); err != nil {
+	if changed, err := g.judgeLinks(ctx, req, &dec, linkCheck{prepared: prepared, all: allDirs, dirs: dirs, in: in, grants: grants,
+		stateFiles: stateFiles, stateDirs: stateDirs}); err != nil {
 		return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
 	} else if changed {
 		worst = worstCommand(dec.Commands)

@@ -27,8 +27,10 @@ import (
 // them; a command an agent runs itself (Request.Unsandboxed), or one where
 // the kernel confines nothing, has only this.
 //
-// So every fs access with a static absolute path that exists (or, for a
-// write, whose directory does) is resolved, one lstat per path element
+// So, for a command that runs outside the sandbox or where the kernel
+// does not keep the sandbox's promises, every fs access with a static
+// absolute path that exists (or, for a write, whose directory does) is
+// resolved, one lstat per path element
 // not seen before in the decision; where it resolves elsewhere than its
 // name says, the command is judged again on the resolved paths: the
 // guard on the command with each linked word replaced by where it leads,
@@ -53,13 +55,12 @@ const maxFollowWalk = 50_000
 type linkCheck struct {
 	prepared *vaglio.Prepared
 	all      vaglio.DirChecker
-	dirs     *cmdDirs
-	in       policy.Input
-	grants   policy.GrantChecker
-	// stateFiles, stateDirs and wiring are namesStateSecret's and
-	// unwiresAgent's lists.
+	// dirs is a copy of the request's: its checker's memo is its own.
+	dirs   cmdDirs
+	in     policy.Input
+	grants policy.GrantChecker
+	// stateFiles and stateDirs are namesStateSecret's lists.
 	stateFiles, stateDirs []string
-	wiring                func() []string
 }
 
 // A link is an access whose path resolves elsewhere than it names.
@@ -68,7 +69,7 @@ type link struct {
 	write      bool
 }
 
-// linkState is what pathLinks found.
+// linkState is what linkProbe found.
 type linkState int
 
 const (
@@ -78,12 +79,13 @@ const (
 )
 
 // linkResolver resolves paths for one decision: a path that holds no
-// link costs one openat2 (pathLinks); one that may is resolved element by
-// element, and the workspace and home directory with it, so that a
+// link costs one fstatat, and its directory one openat2 the first time
+// (linkProbe); one that may is resolved element by element, and the workspace and home directory with it, so that a
 // workspace reached through a link of its own (/home/u/proj ->
 // /data/proj) names its files as before.
 type linkResolver struct {
 	ws, home string
+	probe    linkProbe
 	res      sandbox.Resolver
 	aliases  [][2]string // name, real
 	aliased  bool
@@ -108,7 +110,7 @@ func (r *linkResolver) resolve(p string, write bool) (string, bool) {
 		}
 	}
 	real, ok := p, true
-	switch pathLinks(p) {
+	switch r.probe.links(p) {
 	case linkMissing:
 		ok = false
 	case linkMaybe:
@@ -182,6 +184,13 @@ func kernelView(p string) bool {
 // judgeLinks judges each command again on the paths its accesses
 // resolve to (see above), and reports whether it changed an outcome.
 func (g *Gate) judgeLinks(ctx context.Context, req Request, dec *Decision, lc linkCheck) (bool, error) {
+	if !req.Unsandboxed && g.sandboxKeepsPromises() {
+		// Under mnemos run the kernel resolves every link as it confines
+		// the run, and refuses what lies behind one as it refuses the
+		// path; checking here too would cost every decision a syscall a
+		// path (measured: about a tenth of a 50-command decision).
+		return false, nil
+	}
 	var lr *linkResolver
 	changed := false
 	walked := 0
@@ -192,6 +201,7 @@ func (g *Gate) judgeLinks(ctx context.Context, req Request, dec *Decision, lc li
 		}
 		if lr == nil {
 			lr = newLinkResolver(dec.Workspace, g.cfg.UserHome)
+			defer lr.probe.close()
 		}
 		guard, dirs, _ := lc.dirs.checker(i, lc.all, lc.prepared)
 		links := lr.linksOf(cd.Policy)
@@ -246,7 +256,7 @@ func (g *Gate) judgeLinked(ctx context.Context, req Request, cd *CommandDecision
 		if key, ok := namesStateSecret(&res, lc.stateFiles, lc.stateDirs); ok {
 			return denyBy(l, "names mnemos's state "+key+" (self-tamper: the audit key rewrites the log unnoticed, the state database and hook tickets hold the tokens that let requests through)"), nil
 		}
-		if f, ok := unwiresAgent(&res, lc.wiring); ok {
+		if f, ok := unwiresAgent(&res, func() []string { return g.wiringFiles(Workspace(req.Cwd)) }); ok {
 			return denyBy(l, "writes "+f+", an agent's hook settings that route its commands through mnemos (self-tamper: would unwire the gate)"), nil
 		}
 		if l.write && classify.RunsLater(l.real, home, lc.in.Place.Path) {

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
 // linkFixture is a workspace holding the links a contained run (or a
@@ -25,13 +27,13 @@ func linkFixture(t *testing.T, policySrc string) (*fixture, string) {
 		}
 	}
 	for name, content := range map[string]string{
-		filepath.Join(f.home, ".ssh", "id_rsa"):          "SECRETKEY\n",
-		filepath.Join(f.home, ".aws", "credentials"):     "AWSSECRET\n",
+		filepath.Join(f.home, ".ssh", "id_rsa"):           "SECRETKEY\n",
+		filepath.Join(f.home, ".aws", "credentials"):      "AWSSECRET\n",
 		filepath.Join(f.home, ".claude", "settings.json"): "{}\n",
-		filepath.Join(f.home, ".bashrc"):                 "# rc\n",
-		audit.KeyPath(f.g.cfg.Paths.AuditFile):          "key\n",
-		filepath.Join(outside, "data.txt"):               "data\n",
-		filepath.Join(f.ws, "README"):                    "hi\n",
+		filepath.Join(f.home, ".bashrc"):                  "# rc\n",
+		audit.KeyPath(f.g.cfg.Paths.AuditFile):            "key\n",
+		filepath.Join(outside, "data.txt"):                "data\n",
+		filepath.Join(f.ws, "README"):                     "hi\n",
 	} {
 		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
@@ -66,6 +68,9 @@ func linkFixture(t *testing.T, policySrc string) (*fixture, string) {
 // denial names the link and its target.
 func TestSecurityLinksAreJudgedAsWhatTheyResolveTo(t *testing.T) {
 	f, _ := linkFixture(t, "level: full\n")
+	// A sandbox the kernel does not enforce: the decision is all there is
+	// for a command mnemos runs too.
+	f.g.cfg.Probe = func() sandbox.Status { return sandbox.Status{} }
 	for _, tc := range []struct {
 		script      string
 		unsandboxed bool
@@ -169,6 +174,54 @@ func TestLinksInAWorkspaceReachedThroughALink(t *testing.T) {
 		}
 		if d.Outcome != tc.want {
 			t.Errorf("%s in %s = %s; want %s", tc.script, alias, describe(d), tc.want)
+		}
+	}
+}
+
+// TestSecurityLinkedSecretUnderTheSandbox: where the kernel keeps the
+// sandbox's promises, a command mnemos runs is not checked for links by
+// the decision (the kernel resolves them as it confines the run): the
+// sandbox refuses what lies behind a link as it refuses the path.
+func TestSecurityLinkedSecretUnderTheSandbox(t *testing.T) {
+	requireLandlock(t, 1)
+	f, _ := linkFixture(t, "level: full\n")
+	if !keepsPromises(f.g.sandboxStatus()) {
+		t.Skip("the sandbox does not keep every promise here: the decision checks links itself (TestSecurityLinksAreJudgedAsWhatTheyResolveTo)")
+	}
+	for _, script := range []string{"cat l_key", "cat l_home/.aws/credentials", "echo x >> l_rc", "cp README l_cc", "cat l_state/audit.key"} {
+		var out strings.Builder
+		res, err := f.g.Run(context.Background(), f.req("bash", "-c", script), Stdio{Stdout: &out, Stderr: &out}, RunOptions{})
+		if err != nil && !errors.Is(err, ErrNotAllowed) {
+			t.Fatalf("%s: %v", script, err)
+		}
+		if res.Ran && res.ExitCode == 0 {
+			t.Errorf("%s ran and succeeded under the sandbox: %q", script, out.String())
+		}
+		if strings.Contains(out.String(), "SECRET") {
+			t.Errorf("%s printed the secret: %q", script, out.String())
+		}
+	}
+	for name, want := range map[string]string{".bashrc": "# rc\n", ".claude/settings.json": "{}\n"} {
+		if b, _ := os.ReadFile(filepath.Join(f.home, name)); string(b) != want {
+			t.Errorf("~/%s = %q, want %q", name, b, want)
+		}
+	}
+}
+
+// BenchmarkDecideFiftyCommandsUnsandboxed is the 50-command request of
+// BenchmarkDecideFiftyCommands as a hook that runs it itself asks it:
+// each path it names is checked for links.
+func BenchmarkDecideFiftyCommandsUnsandboxed(b *testing.B) {
+	dir := b.TempDir()
+	paths, _ := Locate(filepath.Join(dir, ".mnemos"), func(string) string { return "" }, dir)
+	g := New(Config{Paths: paths, Policy: policy.Default(), UserHome: dir, SelfNames: []string{"mnemos"}, Audit: &memAudit{}})
+	ws := benchWorkspace(b, dir)
+	req := Request{Argv: []string{"bash", "-c", agentScript(ws)}, Cwd: ws, Channel: "cli", Sender: "dev", Unsandboxed: true}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := g.Decide(ctx, req, Mode{DryRun: true}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
