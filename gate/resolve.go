@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/approvals/pgstore"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -135,8 +136,13 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		}
 	}
 	// A concession lets the rerun through by itself: no spare ticket,
-	// unless some command of the request is left to ask.
+	// unless some command of the request is left to ask, or the
+	// concession is an allow rule in this machine's policy file for a
+	// request parked on another machine, whose rerun reads its own.
 	noTicket := (len(plan.grants) > 0 || len(plan.rules) > 0) && len(plan.skipped) == 0
+	if noTicket && len(plan.rules) > 0 && !plan.sessionRules && g.parkedElsewhere(pend) {
+		noTicket = false
+	}
 	scope := g.scopeOf(ctx, st, token)
 	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory,
 		Under: plan.under, NoTicket: noTicket, TicketTTL: scope.TTL})
@@ -217,6 +223,16 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		}
 	}
 	return out, nil
+}
+
+// parkedElsewhere reports whether p was parked on another host sharing
+// the state (or this host's id cannot be known).
+func (g *Gate) parkedElsewhere(p approvals.Pending) bool {
+	if p.Host == "" || !g.SharedState() {
+		return false
+	}
+	host, err := pgstore.HostID(g.getenvOrEmpty)
+	return err != nil || host != p.Host
 }
 
 // recordSessionRules records a plan's rules in the state database, each

@@ -123,6 +123,7 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 		}
 		switch p.StatusAt(g.cfg.Now()) {
 		case approvals.StatusApproved:
+			g.awaitConcession(ctx, req, p)
 			return g.Decide(ctx, req, Mode{SpendTicket: true})
 		case approvals.StatusRejected:
 			dec = deny(dec, "approval", "approval "+p.Token+" was rejected")
@@ -136,6 +137,34 @@ func (g *Gate) wait(ctx context.Context, req Request, dec Decision, opts RunOpti
 		}
 		if !pause(ctx, st, dec.Approval.Token, t.C, every) {
 			return deny(dec, "approval", "stopped waiting: "+ctx.Err().Error()), nil
+		}
+	}
+}
+
+// concessionGrace bounds how long a waiting run gives an approval's
+// concession to be recorded.
+const concessionGrace = 2 * time.Second
+
+// awaitConcession waits, after an approval with a territory concession,
+// until the concession lets the request through (or concessionGrace has
+// passed): the approver records its grants and rules just after the
+// approval, which a waiting run hears of at once (on another host too),
+// and such an approval issues no ticket when the concession covers the
+// request. Without the wait the run would ask again.
+func (g *Gate) awaitConcession(ctx context.Context, req Request, p approvals.Pending) {
+	if p.Territory == "" || p.Territory == approvals.TerritoryNone {
+		return
+	}
+	deadline := time.Now().Add(concessionGrace)
+	for {
+		d, err := g.Decide(ctx, req, Mode{DryRun: true})
+		if err != nil || d.Outcome != policy.Ask || !time.Now().Before(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }

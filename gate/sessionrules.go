@@ -76,14 +76,14 @@ func (s *sessionRules) applyPolicy(ctx context.Context, pol *policy.Policy, in p
 }
 
 // policy loads the identity's active session rules once; nil when there
-// are none. A state database not created yet holds none: it is not
-// created for the asking.
+// are none. A SQLite file not created yet holds none: it is not created
+// for the asking (a shared state is not a file here: it is asked).
 func (s *sessionRules) policy(ctx context.Context) (*policy.Policy, error) {
 	if s.loaded {
 		return s.pol, nil
 	}
 	s.loaded = true
-	if s.g.store == nil {
+	if s.g.store == nil && !s.g.SharedState() {
 		if _, err := os.Stat(s.g.cfg.Paths.DBFile); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}

@@ -344,7 +344,7 @@ func (s *Server) resolve(r *http.Request, id, answer string) (string, error) {
 			r := res.SessionRules[0]
 			ws, _ := gate.ContainedWork(res.Pending)
 			msg += " (contained work in " + approvals.Printable(audit.RedactString(ws)) + " runs without asking for this session, until " +
-				r.ExpiresAt.Local().Format("15:04") + "; mnemos grants revoke " + r.Label() + " ends it)"
+				r.ExpiresAt.Local().Format("Jan 2 15:04") + "; mnemos grants revoke " + r.Label() + " ends it)"
 		case len(res.SessionRules) > 0:
 			msg += fmt.Sprintf(" (%d session rule(s) recorded)", len(res.SessionRules))
 		}
