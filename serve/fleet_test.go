@@ -326,3 +326,48 @@ func TestMeasureCardToPage(t *testing.T) {
 	lite := newFixture(t, func(c *Config) { c.Poll, c.Refresh = 0, 0 })
 	t.Logf("SQLite, the page of the same host, files watched every 100 ms: median %v over 50", measure("files", 50, 100*time.Millisecond, lite, lite))
 }
+
+// TestSecurityFleetTelegram: the bot of serve on host B sends the cards
+// of the identities paired with it parked on host A (naming the host),
+// not those of other identities there, and a paired click answers one
+// through B's gate, its ticket spent on A only.
+func TestSecurityFleetTelegram(t *testing.T) {
+	dsn := fleetDSN(t)
+	a := fleetHost(t, dsn, "host-a", false)
+	fb := newFakeBot(t)
+	// serve answers on its page as another identity: the bot's cards are
+	// those of the identity paired with it.
+	b := fleetHost(t, dsn, "host-b", true, func(c *Config) {
+		c.Telegram, c.Refresh = []*Telegram{fb.bot()}, 50*time.Millisecond
+		c.Identity = approvals.Identity{Channel: "cli", Sender: "owner"}
+	})
+	pair(t, b, fb)
+	hers := a.park(eve, []string{"touch", "eve.txt"}, time.Hour)
+	mine := a.ask("touch", "phone.txt")
+	card := fb.wait(t, "sendMessage", `approve:`+mine.Token)
+	if !strings.Contains(callText(card), `for cli:dev on host-a · id `+mine.Token) {
+		t.Errorf("the card does not name host-a: %s", callText(card))
+	}
+	if n := fb.count("sendMessage", hers.Token); n != 0 {
+		t.Errorf("eve's request on host A was sent to dev's chat %d times", n)
+	}
+	fb.push(callback(7, "approve:"+mine.Token, card.MessageID))
+	fb.wait(t, "answerCallbackQuery", `"text":"Approved"`)
+	if st := a.status(mine.Token); st != approvals.StatusApproved {
+		t.Fatalf("after the click on host B's bot: %s", st)
+	}
+	ctx := context.Background()
+	if _, ok, _ := b.st.SpendTicket(ctx, mine.RequestKey, time.Now()); ok {
+		t.Error("host B spent the ticket of host A's request")
+	}
+	if _, ok, _ := a.st.SpendTicket(ctx, mine.RequestKey, time.Now()); !ok {
+		t.Error("host A cannot spend its ticket")
+	}
+	fb.wait(t, "editMessageText", `approved by cli:dev`)
+	// A click on eve's request, by dev's paired account, is refused.
+	fb.push(callback(7, "approve:"+hers.Token, card.MessageID))
+	fb.wait(t, "answerCallbackQuery", `Not answered`)
+	if st := a.status(hers.Token); st != approvals.StatusPending {
+		t.Errorf("eve's request after dev's click: %s", st)
+	}
+}
