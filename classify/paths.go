@@ -77,3 +77,14 @@ func HasCap(cl *Classification, c Capability) bool {
 	}
 	return false
 }
+
+// WithinAny reports whether target is one of dirs or below one of them
+// (each compared as Within does).
+func WithinAny(target string, dirs []string) bool {
+	for _, d := range dirs {
+		if Within(d, target) {
+			return true
+		}
+	}
+	return false
+}

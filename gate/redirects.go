@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
@@ -35,18 +36,9 @@ func redirectPastRule(cmd shellparse.Command, res *policy.Result, cwd string, wr
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
-		if !underAny(filepath.Clean(p), writable) {
+		if !classify.WithinAny(p, writable) {
 			return r.Op + " " + v
 		}
 	}
 	return ""
-}
-
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
 }

@@ -56,7 +56,7 @@ func Contained(cl *classify.Classification, writable []string) bool {
 		switch a.Capability {
 		case classify.CodeExec, classify.FSRead, classify.ParseLocal, classify.TimeRead:
 		case classify.FSWrite:
-			if a.Dynamic || a.Target == "" || !underAny(a.Target, writable) {
+			if a.Dynamic || a.Target == "" || !classify.WithinAny(a.Target, writable) {
 				return false
 			}
 		default:
@@ -64,15 +64,6 @@ func Contained(cl *classify.Classification, writable []string) bool {
 		}
 	}
 	return true
-}
-
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if classify.Within(d, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // ReliesOnSandbox reports whether the rule that settled a result reads
