@@ -82,6 +82,9 @@ func (d *cmdDirs) afterCdpath(i int) bool {
 func (d *cmdDirs) of(i int) ([]string, bool) {
 	c := d.cmds[i]
 	k := c.AfterCd - 1
+	if k < 0 && d.startsWhereScriptStarts(i) {
+		return d.place.Dirs[:1], len(d.place.Dirs) > 1
+	}
 	if k < 0 || k >= i || !classify.ChangesDir(d.cmds[k]) {
 		return d.place.Dirs, false
 	}
@@ -145,4 +148,31 @@ func (d *cmdDirs) checker(i int, all vaglio.DirChecker, p *vaglio.Prepared) (vag
 		return all, d.place.Dirs, false
 	}
 	return p.ForDirs(dirs), dirs, true
+}
+
+// startsWhereScriptStarts reports a command that runs, once, in the
+// directory the script started in: no command before it changes
+// directory, and it sits in no loop, function, trap, substitution or
+// background job (which run again, or later, or elsewhere) — only in
+// lists and conditionals of the script itself ("cd tests && make && cd ..
+// && grep -rn TODO ." then knows where its first cd starts). Directory
+// changes the parser cannot follow (CDPATH, a cd to a computed target)
+// keep the place's directories.
+func (d *cmdDirs) startsWhereScriptStarts(i int) bool {
+	if d.place.UnknownDir || d.cdpath || len(d.place.Dirs) == 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		if classify.ChangesDir(d.cmds[j]) {
+			return false
+		}
+	}
+	for _, ctx := range d.cmds[i].Context {
+		switch ctx {
+		case "&&", "||", ";", "if", "bash -c", "sh -c", "dash -c", "zsh -c", "ksh -c":
+		default:
+			return false
+		}
+	}
+	return true
 }
