@@ -317,6 +317,8 @@ func guardCases() []guardCase {
 		{name: "audit tail", cmd: cmd("mnemos audit tail -n 20"), want: ok},
 		{name: "sandbox status", cmd: cmd("mnemos sandbox status"), want: ok},
 		{name: "version", cmd: cmd("mnemos version"), want: ok},
+		{name: "status", cmd: cmd("mnemos status --json"), want: ok},
+		{name: "doctor runs hooks", cmd: cmd("mnemos doctor"), want: st},
 		{name: "help flag", cmd: cmd("mnemos approvals approve --help"), want: ok},
 		{name: "bare mnemos", cmd: cmd("mnemos"), want: ok},
 		{name: "redirect onto policy", cmd: redir(cmd("echo 'rules: []'"), ">", "~/.config/mnemos/policy.yaml"), want: st, pattern: "/home/u/.config/mnemos"},

@@ -81,7 +81,7 @@ func selfReadOnly(sub []string) bool {
 		next = sub[1]
 	}
 	switch sub[0] {
-	case "version", "help":
+	case "version", "help", "status":
 		return true
 	case "policy":
 		switch next {
