@@ -22,7 +22,9 @@ type invocation struct {
 	wraps   []Wrapper
 	notes   []string
 	shell   bool // builtins and functions of the shell apply
-	noFunc  bool // after `command` or `builtin`: functions are skipped
+	// allexport: the shell runs its script with -a (sh -ac '…').
+	allexport bool
+	noFunc    bool // after `command` or `builtin`: functions are skipped
 	// refs are the inherited variables whose values flow into args and
 	// redirs (Command.EnvRefs).
 	refs []string
@@ -673,6 +675,7 @@ func (w *walker) callFunc(inv *invocation, fs funcSet) {
 func (w *walker) shellScript(inv *invocation, wr Wrapper, ctx string, script field,
 	arg0 field, arg0Set bool, params []field, lang syntax.LangVariant, strict bool) {
 	st := inv.callSt.child()
+	st.allexport = inv.allexport
 	st.pos, st.posKnown, st.posRefs = params, true, inv.refs
 	st.arg0, st.arg0Known = arg0, arg0Set
 	if !arg0Set && len(wr.Argv) > 0 {
@@ -745,7 +748,7 @@ func isStdinPath(p string) bool {
 // runShell handles sh, bash and the other shells.
 func (w *walker) runShell(inv *invocation, name string) {
 	args := inv.args
-	cmdMode, stdinMode, shopts := false, false, false
+	cmdMode, stdinMode, shopts, allexport := false, false, false, false
 	i := 1
 scan:
 	for i < len(args) {
@@ -774,7 +777,14 @@ scan:
 				cmdMode = cmdMode || s[0] == '-'
 			case 's':
 				stdinMode = true
+			case 'a':
+				// -a (allexport): every variable the script sets is
+				// exported to the commands it runs.
+				allexport = allexport || s[0] == '-'
 			case 'o':
+				if i < len(args) && (args[i].dyn || args[i].val == "allexport") {
+					allexport = allexport || s[0] == '-'
+				}
 				i++
 			case 'O':
 				// -O and +O set shopt options (dotglob, nocaseglob,
@@ -816,6 +826,7 @@ scan:
 		if operands[0].dyn {
 			w.emitInv(inv, true, "shell script comes from "+operands[0].val)
 		}
+		inv.allexport = allexport
 		w.shellScript(inv, wr, name+" -c", operands[0], arg0, arg0Set, params, lang, strict)
 		return
 	}
