@@ -37,8 +37,8 @@ type Card struct {
 	Territory       string // none (default), session or permanent
 	// Under is the directory whose subtree the concession's fs:write
 	// grant covers, shown in the territory marker.
-	Under string
-	Recurrence      int    // earlier requests of the same class
+	Under      string
+	Recurrence int // earlier requests of the same class
 	// More counts the request's other accesses, shown as "and N more"
 	// after the class; `mnemos approvals show` lists them all.
 	More int
