@@ -120,16 +120,7 @@ func scanGrant(r scanner, extra ...any) (GrantRecord, error) {
 
 // scanGrants collects the rows of a grant query.
 func scanGrants(rows *sql.Rows) ([]GrantRecord, error) {
-	defer rows.Close()
-	var out []GrantRecord
-	for rows.Next() {
-		g, err := scanGrant(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return scanRows(rows, func(r scanner) (GrantRecord, error) { return scanGrant(r) })
 }
 
 func plainGrants(rs []GrantRecord) []policy.Grant {

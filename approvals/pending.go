@@ -246,6 +246,22 @@ func pendingColumns(statusExpr string) string {
 
 type scanner interface{ Scan(dest ...any) error }
 
+// scanRows reads every row of a query with scan, then closes the rows.
+func scanRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func scanOnePending(r scanner) (Pending, error) { return scanPending(r) }
+
 func scanPending(r scanner, extra ...any) (Pending, error) {
 	var (
 		p                             Pending
@@ -436,16 +452,8 @@ func (s *Store) List(ctx context.Context, o ListOptions, now time.Time) ([]Pendi
 	if err != nil {
 		return nil, fmt.Errorf("list requests: %w", err)
 	}
-	defer rows.Close()
-	var out []Pending
-	for rows.Next() {
-		p, err := scanPending(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list requests: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanRows(rows, scanOnePending)
+	if err != nil {
 		return nil, fmt.Errorf("list requests: %w", err)
 	}
 	return out, nil
@@ -656,16 +664,8 @@ func (s *Store) CleanupExpired(ctx context.Context, now time.Time) ([]Pending, e
 	if err != nil {
 		return nil, fmt.Errorf("cleanup expired: %w", err)
 	}
-	defer rows.Close()
-	var out []Pending
-	for rows.Next() {
-		p, err := scanPending(rows)
-		if err != nil {
-			return nil, fmt.Errorf("cleanup expired: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanRows(rows, scanOnePending)
+	if err != nil {
 		return nil, fmt.Errorf("cleanup expired: %w", err)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })

@@ -104,16 +104,7 @@ func scanSessionRule(r scanner) (SessionRule, error) {
 }
 
 func scanSessionRules(rows *sql.Rows) ([]SessionRule, error) {
-	defer rows.Close()
-	var out []SessionRule
-	for rows.Next() {
-		sr, err := scanSessionRule(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sr)
-	}
-	return out, rows.Err()
+	return scanRows(rows, scanSessionRule)
 }
 
 // RecordSessionRule records a session rule. It refuses an empty identity,
