@@ -180,7 +180,7 @@ func coveredByGrants(dec *Decision, reach []Reach) bool {
 				continue
 			}
 			for _, a := range c.Policy.Accesses {
-				if a.Grant != nil && (a.Target == r.Path || classify.Within(r.Path, a.Target) || classify.Within(a.Target, r.Path)) {
+				if a.Grant != nil && nested(a.Target, r.Path) {
 					ok = true
 				}
 			}
@@ -192,6 +192,9 @@ func coveredByGrants(dec *Decision, reach []Reach) bool {
 	return true
 }
 
+// nested reports whether one of two paths is the other or lies below it.
+func nested(a, b string) bool { return classify.Within(a, b) || classify.Within(b, a) }
+
 // namesReach reports whether a command names one of the reaches.
 func namesReach(c *CommandDecision, reach []Reach) bool {
 	if c.Policy == nil {
@@ -199,7 +202,7 @@ func namesReach(c *CommandDecision, reach []Reach) bool {
 	}
 	for _, a := range c.Policy.Accesses {
 		for _, r := range reach {
-			if a.Target == r.Path || classify.Within(r.Path, a.Target) || classify.Within(a.Target, r.Path) {
+			if nested(a.Target, r.Path) {
 				return true
 			}
 		}
