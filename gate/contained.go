@@ -102,18 +102,11 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 		}
 		in.Command = cd.Command
 		res, err := evaluate(ctx, g.cfg.Policy, in, nil, grants, cd, explain)
+		if err == nil {
+			res, err = g.withExtra(ctx, in, nil, grants, cd, explain, res)
+		}
 		if err != nil {
 			return false, err
-		}
-		if g.cfg.Extra != nil {
-			extra, err := evaluate(ctx, g.cfg.Extra, in, nil, grants, cd, explain)
-			if err != nil {
-				return false, err
-			}
-			if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
-				extra.Reason += " (" + g.cfg.Extra.Source + ")"
-				res = extra
-			}
 		}
 		if res.Outcome.Restrictiveness() <= cd.Outcome.Restrictiveness() {
 			continue

@@ -354,6 +354,24 @@ func evaluate(ctx context.Context, p *policy.Policy, in policy.Input, cl *classi
 	return res, err
 }
 
+// withExtra is res made stricter by Config.Extra, when set: the extra
+// policy's result for the same command when it is more restrictive, its
+// reason naming the extra policy.
+func (g *Gate) withExtra(ctx context.Context, in policy.Input, cl *classify.Classification, grants policy.GrantChecker, cd *CommandDecision, explain bool, res policy.Result) (policy.Result, error) {
+	if g.cfg.Extra == nil {
+		return res, nil
+	}
+	extra, err := evaluate(ctx, g.cfg.Extra, in, cl, grants, cd, explain)
+	if err != nil {
+		return res, err
+	}
+	if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
+		extra.Reason += " (" + g.cfg.Extra.Source + ")"
+		return extra, nil
+	}
+	return res, nil
+}
+
 func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	lvl := g.level(req)
 	src := g.cfg.Policy.Source
@@ -476,16 +494,9 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				dec.Commands = dec.Commands[:i]
 				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
 			}
-			if g.cfg.Extra != nil {
-				extra, err := evaluate(ctx, g.cfg.Extra, in, cl, grants, cd, explain)
-				if err != nil {
-					dec.Commands = dec.Commands[:i]
-					return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
-				}
-				if extra.Outcome.Restrictiveness() > res.Outcome.Restrictiveness() {
-					extra.Reason += " (" + g.cfg.Extra.Source + ")"
-					res = extra
-				}
+			if res, err = g.withExtra(ctx, in, cl, grants, cd, explain, res); err != nil {
+				dec.Commands = dec.Commands[:i]
+				return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
 			}
 			det := &details[i]
 			det.result = res
