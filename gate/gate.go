@@ -542,21 +542,11 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if rechecked, err := g.recheckContained(ctx, &dec, details, in, grants, explain); err != nil {
 		return judged{deny(dec, "state", err.Error()), &StateError{Path: g.cfg.Paths.DBFile, Err: err}, nil}
 	} else if rechecked {
-		worst = 0
-		for i, c := range dec.Commands {
-			if c.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
-				worst = i
-			}
-		}
+		worst = worstCommand(dec.Commands)
 	}
 	if scorer != nil {
 		g.judgeByModel(ctx, scorer, judge, req, &dec)
-		worst = 0
-		for i, c := range dec.Commands {
-			if c.Outcome.Restrictiveness() > dec.Commands[worst].Outcome.Restrictiveness() {
-				worst = i
-			}
-		}
+		worst = worstCommand(dec.Commands)
 	}
 	// What each path resolves to, judged as well as its name (links.go).
 	if changed, err := g.judgeLinks(ctx, req, &dec, linkCheck{prepared: prepared, all: allDirs, dirs: dirs, in: in, grants: grants,
