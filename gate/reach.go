@@ -361,10 +361,10 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(req.Cwd, p)
 			}
-			switch r.Op {
-			case ">", ">>", "&>", "&>>", ">|", "<>":
+			switch {
+			case r.Writes():
 				add(sandbox.Need{Path: filepath.Clean(p), Write: true})
-			case "<":
+			case r.Op == "<":
 				add(sandbox.Need{Path: filepath.Clean(p)})
 			}
 		}

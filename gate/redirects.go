@@ -20,9 +20,7 @@ func redirectPastRule(cmd shellparse.Command, res *policy.Result, cwd string, wr
 		return ""
 	}
 	for _, r := range cmd.Redirects {
-		switch r.Op {
-		case ">", ">>", "&>", "&>>", ">|", "<>":
-		default:
+		if !r.Writes() {
 			continue
 		}
 		v := r.Target.Value

@@ -737,10 +737,10 @@ func (g *Gate) namedNeeds(req Request, dec Decision) []sandbox.Need {
 			if r.Target.Dynamic || r.Target.Value == "" {
 				continue
 			}
-			switch r.Op {
-			case ">", ">>", "&>", "&>>", ">|", "<>":
+			switch {
+			case r.Writes():
 				needs = append(needs, sandbox.Need{Path: abs(r.Target.Value), Write: true})
-			case "<":
+			case r.Op == "<":
 				needs = append(needs, sandbox.Need{Path: abs(r.Target.Value)})
 			}
 		}
