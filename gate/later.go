@@ -257,24 +257,27 @@ func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 			if a.Target == f {
 				return a.Target, true
 			}
-			if a.Glob {
-				if ok, err := filepath.Match(a.Target, f); ok || err != nil {
-					return a.Target, true
-				}
+			if a.Glob && globMayName(a.Target, f) {
+				return a.Target, true
 			}
 		}
 		for _, d := range dirs {
 			if filepath.IsAbs(d) && classify.WithinClean(d, a.Target) { // d is clean (stateSecrets)
 				return a.Target, true
 			}
-			if a.Glob {
-				if ok, err := filepath.Match(a.Target, filepath.Join(d, "x")); ok || err != nil {
-					return a.Target, true
-				}
+			if a.Glob && globMayName(a.Target, filepath.Join(d, "x")) {
+				return a.Target, true
 			}
 		}
 	}
 	return "", false
+}
+
+// globMayName reports whether a glob may match the path p: it does, or it
+// cannot be read as a pattern (a command's glob is never trusted less).
+func globMayName(glob, p string) bool {
+	ok, err := filepath.Match(glob, p)
+	return ok || err != nil
 }
 
 // stateSecrets are the files and directories namesStateSecret looks for,

@@ -35,7 +35,7 @@ func unwiresAgent(res *policy.Result, files func() []string) (string, bool) {
 			case hook.MatchWiring(f, a.Target):
 				return a.Target, true
 			case a.Glob:
-				if ok, err := filepath.Match(a.Target, f); ok || err != nil {
+				if globMayName(a.Target, f) {
 					return f, true
 				}
 			case dirOps && classify.Within(a.Target, f) && strings.HasPrefix(filepath.Base(a.Target), "."):
