@@ -81,19 +81,11 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 	if !relies || in.Sandbox == policy.Unsandboxed {
 		return false, nil
 	}
-	switch {
-	case !keepsPromises(g.sandboxStatus()):
-		in.Sandbox = policy.Unsandboxed
-	case g.requestSandbox(*dec).cfg.HasNetwork():
-		in.Sandbox = policy.Sandboxed
-	case writesGitConfig(*dec) || changesGitWorktree(*dec):
-		// The run's sandbox lets it write git's configuration, or the
-		// workspace's own later files (.envrc, .vscode …) as the
-		// repository has them: what runs later is then within its reach.
-		in.Sandbox = policy.Sandboxed
-	default:
+	run, ok := g.runReachesFurther(dec)
+	if !ok {
 		return false, nil
 	}
+	in.Sandbox = run
 	changed := false
 	for i := range dec.Commands {
 		cd := &dec.Commands[i]
@@ -117,4 +109,21 @@ func (g *Gate) recheckContained(ctx context.Context, dec *Decision, details []co
 		changed = true
 	}
 	return changed, nil
+}
+
+// runReachesFurther reports whether the run of a decision reaches beyond
+// what contained work may, and how it then runs: outside the sandbox when
+// the kernel cannot keep its promises; with the network when the run's
+// sandbox has it (another command needs it, or the policy turns it on);
+// sandboxed but reaching what runs later when it may write git's
+// configuration or the workspace's own later files (.envrc, .vscode …)
+// as the repository has them.
+func (g *Gate) runReachesFurther(dec *Decision) (policy.RunSandbox, bool) {
+	switch {
+	case !keepsPromises(g.sandboxStatus()):
+		return policy.Unsandboxed, true
+	case g.requestSandbox(*dec).cfg.HasNetwork(), writesGitConfig(*dec), changesGitWorktree(*dec):
+		return policy.Sandboxed, true
+	}
+	return policy.SandboxedOffline, false
 }

@@ -96,8 +96,11 @@ func (g *Gate) containedRequest(dec *Decision) bool {
 		}
 		asking = true
 	}
-	return asking && !g.requestSandbox(*dec).cfg.HasNetwork() && !writesGitConfig(*dec) && !changesGitWorktree(*dec) &&
-		keepsPromises(g.sandboxStatus())
+	if !asking {
+		return false
+	}
+	_, further := g.runReachesFurther(dec)
+	return !further
 }
 
 // planContained is the concession of --remember contained: one session
