@@ -52,7 +52,7 @@ func parseGemini(p []byte, _ Env) (Call, error) {
 				// otherwise become the workspace itself). Gemini runs it
 				// in dir_path, where a rewrite's ticket would not be the
 				// one issued: it is decided as it is, unsandboxed.
-				c.Command = "cd " + shellQuote(dir) + " && " + c.Command
+				c.Command = "cd " + Quote(dir) + " && " + c.Command
 				c.CanRewrite = false
 			}
 		}
@@ -127,9 +127,6 @@ func geminiDeny(msg string) Answer {
 	out := geminiOutput{Decision: "deny", Reason: msg, SystemMessage: "mnemos blocked a tool call"}
 	return Answer{Stdout: marshal(out), Stderr: msg + "\n"}
 }
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // within reports whether the clean absolute path p is dir or below it.
 func within(p, dir string) bool {

@@ -103,7 +103,7 @@ func TestParse(t *testing.T) {
 				Cwd: "/home/user/proj/sub", Session: "g1", Intent: "run the tests", CanRewrite: true, CanAsk: true})
 		}},
 		{"gemini shell in a dir_path outside the project", "gemini", strings.Replace(geminiShell, `"dir_path":"sub"`, `"dir_path":"/srv/victim"`, 1), nil, func(t *testing.T, c Call) {
-			same(t, c, Call{Agent: "gemini", Event: "BeforeTool", Tool: "run_shell_command", Kind: Shell, Command: "cd '/srv/victim' && go test ./...", Interpreter: "bash",
+			same(t, c, Call{Agent: "gemini", Event: "BeforeTool", Tool: "run_shell_command", Kind: Shell, Command: "cd /srv/victim && go test ./...", Interpreter: "bash",
 				Cwd: "/home/user/proj", Session: "g1", Intent: "run the tests", CanAsk: true})
 		}},
 		{"gemini read_file", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"/home/u/.ssh/id_rsa"}}`, nil, func(t *testing.T, c Call) {
