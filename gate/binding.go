@@ -41,6 +41,8 @@ import (
 //     GNUmakefile, makefile, Makefile in its directory, -C DIR applied),
 //     package.json for npm/pnpm/yarn/bun run; "absent" when it does not
 //     exist (creating it changes the key);
+//   - file PATH, listing DIR: what the command loads beyond its script
+//     (bindloads.go): the files its makefiles include;
 //   - env NAME: a digest of the value of each variable of the inherited
 //     environment in policy's table that the loader or every shell reads
 //     (LD_*, BASH_ENV...), of PATH, of those the table says the program
@@ -168,6 +170,9 @@ func commandFacts(c shellparse.Command, place classify.Place, env envFacts) []st
 		for _, p := range resolveIn(f, dirs) {
 			out = append(out, "file "+p+" "+fileDigest(p))
 		}
+	}
+	for _, d := range dirs {
+		out = append(out, loadFacts(c, name, d, env)...)
 	}
 	for _, kv := range env.vars {
 		n, v, _ := strings.Cut(kv, "=")
@@ -360,7 +365,7 @@ func scriptFiles(c shellparse.Command, name string) []string {
 		}
 		return out
 	case "make", "gmake":
-		return makefiles(args)
+		return makefiles(values(args))
 	case "npm", "pnpm", "yarn":
 		return packageJSON(c)
 	}
@@ -435,74 +440,6 @@ func optionArg(args []shellparse.Word, short, long string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// makefiles are the makefiles make reads: those named by -f, --file,
-// --makefile (any unique abbreviation), else the first of GNUmakefile,
-// makefile and Makefile that exists; all under -C DIR. Without -f, each
-// default name is listed, so that creating one changes the binding.
-func makefiles(args []shellparse.Word) []string {
-	var files []string
-	dir := ""
-	for i := 0; i < len(args); i++ {
-		v := args[i].Value
-		next := func() string {
-			if i+1 < len(args) {
-				i++
-				return args[i].Value
-			}
-			return ""
-		}
-		if v == "--" {
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			opt, val, eq := strings.Cut(v, "=")
-			switch {
-			case len(opt) >= 4 && (strings.HasPrefix("--file", opt) || strings.HasPrefix("--makefile", opt)):
-				if !eq {
-					val = next()
-				}
-				files = append(files, val)
-			case len(opt) >= 4 && strings.HasPrefix("--directory", opt):
-				if !eq {
-					val = next()
-				}
-				dir = filepath.Join(dir, val)
-			}
-			continue
-		}
-		if !strings.HasPrefix(v, "-") || len(v) < 2 {
-			continue
-		}
-		for k := 1; k < len(v); k++ {
-			switch v[k] {
-			case 'f', 'C', 'I', 'o', 'W', 'E', 'l', 'j', 'O':
-				val := v[k+1:]
-				if val == "" && strings.IndexByte("fCIoWE", v[k]) >= 0 {
-					val = next()
-				}
-				switch v[k] {
-				case 'f':
-					files = append(files, val)
-				case 'C':
-					dir = filepath.Join(dir, val)
-				}
-				k = len(v)
-			}
-		}
-	}
-	if len(files) == 0 {
-		files = []string{"GNUmakefile", "makefile", "Makefile"}
-	}
-	if dir != "" {
-		for i, f := range files {
-			if !filepath.IsAbs(f) {
-				files[i] = filepath.Join(dir, f)
-			}
-		}
-	}
-	return files
 }
 
 // Pin implements policy.PinSource for the rules remembered on approval:

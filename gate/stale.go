@@ -51,11 +51,11 @@ func (r Request) wordsKey() string {
 }
 
 // factSubject is what a fact is about, without its value: "file PATH",
-// "exe NAME" or "env NAME".
+// "listing DIR", "exe NAME" or "env NAME".
 func factSubject(f string) string {
 	kind, rest, _ := strings.Cut(f, " ")
 	switch kind {
-	case "file":
+	case "file", "listing":
 		if i := strings.LastIndexByte(rest, ' '); i >= 0 {
 			return kind + " " + rest[:i]
 		}
@@ -119,6 +119,11 @@ func describeSubjects(subjects []string, cwd string) string {
 				rest = rel
 			}
 			names = append(names, rest)
+		case "listing":
+			if rel, err := filepath.Rel(cwd, rest); err == nil && classify.Within(cwd, rest) {
+				rest = rel
+			}
+			names = append(names, "the files in "+rest)
 		case "exe":
 			names = append(names, "the program "+rest+" (what PATH finds)")
 		case "env":
