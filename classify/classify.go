@@ -1603,7 +1603,12 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		// configuration), else the current branch's (packages.go).
 		f, _ := packageFetch(cmd, pl)
 		c.fetched(f)
-		if sub != "ls-remote" {
+		switch sub {
+		case "clone":
+			// The directory it clones into, not the one it runs in.
+			c.add(pl, FSWrite, cloneDestination(rest))
+		case "ls-remote":
+		default:
 			c.add(pl, FSWrite, here)
 		}
 		if sub == "push" {
@@ -1619,6 +1624,42 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 			c.Verb, c.Reversibility = "write", "partial"
 		}
 	}
+}
+
+// cloneDestination is the directory git clone writes: its second operand,
+// else the repository's name (its last path element, without .git) in
+// the working directory. A word not known before it runs is dynamic.
+func cloneDestination(rest []shellparse.Word) shellparse.Word {
+	var operands []shellparse.Word
+	for j := 0; j < len(rest); j++ {
+		w := rest[j]
+		v := w.Value
+		switch {
+		case w.Dynamic && len(operands) == 0 && !strings.HasPrefix(v, "-"):
+			operands = append(operands, w)
+		case v == "--":
+			operands = append(operands, rest[j+1:]...)
+			j = len(rest)
+		case slices.Contains([]string{"-b", "--branch", "-o", "--origin", "-c", "--config", "--depth", "--reference",
+			"--reference-if-able", "--template", "-u", "--upload-pack", "--separate-git-dir", "-j", "--jobs", "--filter",
+			"--shallow-since", "--shallow-exclude", "--server-option", "--bundle-uri", "--ref-format", "--revision"}, v):
+			j++
+		case strings.HasPrefix(v, "-") && v != "-":
+		default:
+			operands = append(operands, w)
+		}
+	}
+	switch {
+	case len(operands) >= 2:
+		return operands[1]
+	case len(operands) == 1 && !operands[0].Dynamic:
+		name := strings.TrimSuffix(path.Base(strings.TrimRight(strings.ReplaceAll(operands[0].Value, ":", "/"), "/")), ".git")
+		if name == "" || name == "." || name == ".." || name == "/" {
+			return shellparse.Word{Value: "."}
+		}
+		return shellparse.Word{Value: name}
+	}
+	return shellparse.Word{Value: "", Dynamic: true}
 }
 
 // gitReadsFiles adds the files a reading git subcommand opens outside the

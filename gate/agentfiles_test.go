@@ -37,8 +37,9 @@ func TestSecurityAgentFilesOutsideTheSandbox(t *testing.T) {
 		{"echo x > .claude/commands/x.md", policy.Ask, false},
 		{"chmod -R 777 .", policy.Ask, false},
 		{"chown -R nobody @WS@", policy.Ask, false},
-		// Nearby, ordinary.
-		{"echo x > @HOME@/.copilot/notes.txt", policy.Allow, false},
+		// Nearby: outside the workspace, a write asks (outside.go); in
+		// it, an ordinary one is allowed.
+		{"echo x > @HOME@/.copilot/notes.txt", policy.Ask, false},
 		{"echo x > notes/mcp.json", policy.Allow, false},
 		{"chmod -R 755 build", policy.Allow, false},
 	} {

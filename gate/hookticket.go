@@ -238,10 +238,12 @@ func (g *Gate) RunHook(ctx context.Context, req Request, tok string, stdio Stdio
 // the card a parked approval would show, without a token.
 func (g *Gate) HookCard(req Request, dec Decision) []string {
 	np := g.newPending(req, dec)
-	return approvals.RenderCard(approvals.Card{
+	card := approvals.RenderCard(approvals.Card{
 		ActionVerb: np.ActionVerb, TargetSummary: np.TargetSummary, CapabilityClass: np.CapabilityClass,
 		Reversibility: np.Details.Reversibility, More: max(0, len(np.Details.Accesses)-1),
 	})
+	// What it reaches outside the sandbox, or that it runs outside it.
+	return append(card, reachLines(dec.Reach)...)
 }
 
 // HoldApproval waits, until ctx is done, for the person to answer the

@@ -15,7 +15,8 @@ import (
 // a program into one asks at every level for a command that runs outside
 // the sandbox (a hook's), and is never allowed for one that runs inside
 // it, which keeps them read-only; without them on PATH, the same write
-// is an ordinary one.
+// is an ordinary one in the workspace, and outside it asks when nothing
+// confines the command (outside.go).
 func TestSecurityPathFromTheEnvironment(t *testing.T) {
 	f := newFixture(t, "level: full\ndefaults: {shell: allow}\n")
 	goBin := filepath.Join(filepath.Dir(f.home), "usr-local-go", "bin")
@@ -47,8 +48,10 @@ func TestSecurityPathFromTheEnvironment(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				inWorkspace := !strings.Contains(c, goBin) && !strings.Contains(c, homeBin)
 				switch {
-				case unsandboxed && !onPath && d.Outcome != policy.Allow,
+				case unsandboxed && !onPath && inWorkspace && d.Outcome != policy.Allow,
+					unsandboxed && !onPath && !inWorkspace && d.Outcome != policy.Ask,
 					unsandboxed && onPath && d.Outcome != policy.Ask,
 					onPath && d.Outcome == policy.Allow:
 					t.Errorf("%q (unsandboxed %v) with PATH=%s: %s", c, unsandboxed, path, describe(d))

@@ -25,21 +25,34 @@ type Reach struct {
 	Resolved string `json:"resolved,omitempty"`
 	// Socket: Path is a socket file to connect to (a container engine's).
 	Socket bool `json:"socket,omitempty"`
+	// Signal: Path names processes the command signals (pkill x, kill
+	// 1234), which the sandbox keeps it from reaching.
+	Signal bool `json:"signal,omitempty"`
+	// Once: no sandbox can grant it (outside.go): the request is an
+	// escalation, approved once and run outside the sandbox.
+	Once bool `json:"once,omitempty"`
+	// Later: Path is what runs later outside the sandbox.
+	Later bool `json:"later,omitempty"`
 	// Policy is the line that would grant it to every run.
 	Policy string `json:"policy"`
 }
 
 // decideWithSandbox judges the request against the sandbox mnemos run will
 // start, so that nothing is asked that cannot then run: a path the
-// commands name that no policy can grant the sandbox (the home directory
-// whole, mnemos's own files, a secret, what runs later, a workspace that
-// is home) denies the request up front with the hint; one a policy could
-// grant makes an allowed request ask, and is recorded in dec.Reach, which
-// an approval (its one-shot ticket) or a grant covering the access then
-// lets that run reach. A request that runs outside the sandbox, or where
-// the kernel confines nothing, is left as decided.
+// commands name that the sandbox protects (a secret, mnemos's own files)
+// denies the request up front; one a policy could grant makes an allowed
+// request ask, and is recorded in dec.Reach, which an approval (its
+// one-shot ticket) or a grant covering the access then lets that run
+// reach. A write no sandbox can grant (what runs later, the home
+// directory whole, a PATH directory) makes the request an escalation: it
+// asks with a card saying it runs outside the sandbox, its approval is
+// good once and never remembered, and the run its ticket lets through
+// starts unconfined (outside.go). A read no policy can grant (find /, ls
+// ~) runs in the sandbox, which hides what it does not grant. A request
+// that runs outside the sandbox is judged by decideOutside; where the
+// kernel confines nothing, it is left as decided.
 func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
-	if req.Unsandboxed || dec.Outcome == policy.Deny {
+	if dec.Outcome == policy.Deny {
 		return
 	}
 	home := g.cfg.UserHome
@@ -47,18 +60,12 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	// Within cleans both paths: an absolute ws that is the home directory
 	// cleaned is within it.
 	wsIsHome := home != "" && (classify.Within(ws, home) || !filepath.IsAbs(ws) && ws == filepath.Clean(home))
-	// The trees cleaned once, for classify.WithinClean; Within finds
-	// nothing in a relative one.
-	trees := writableTrees(ws) // a new slice, filtered in place
-	k := 0
-	for _, t := range trees {
-		if filepath.IsAbs(t) {
-			trees[k] = filepath.Clean(t)
-			k++
-		}
-	}
-	trees = trees[:k]
+	trees := sandboxTrees(ws, wsIsHome && req.Unsandboxed)
 	outside := decisionNeeds(req, dec, func(n sandbox.Need) bool { return !inSandbox(n, trees) })
+	if req.Unsandboxed {
+		g.decideOutside(req, dec, outside)
+		return
+	}
 	sockets := engineSockets(dec, g.getenv)
 	signals := signalsOut(dec)
 	if len(outside) == 0 && len(sockets) == 0 && signals == "" && !wsIsHome {
@@ -68,9 +75,10 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	if !st.Enforced {
 		return
 	}
+	var reach []Reach
 	if signals != "" && st.ABI >= 6 {
-		*dec = deny(*dec, "sandbox", signals+": the sandbox keeps signals inside it (Landlock scoping), so it cannot reach processes started elsewhere, and no policy changes that; run it yourself, outside mnemos")
-		return
+		reach = append(reach, Reach{Path: signals, Signal: true, Once: true,
+			Policy: "the sandbox keeps signals inside it (Landlock scoping), so it cannot reach processes started elsewhere, and no policy changes that"})
 	}
 	sb, err := g.sandboxSpec(req, *dec, RunOptions{})
 	if err != nil {
@@ -86,21 +94,29 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 		*dec = deny(*dec, "sandbox", reason)
 		return
 	}
-	var reach []Reach
 	var res sandbox.Resolver
 	for _, f := range sandbox.Assess(sb.spec, home, outside) {
-		if f.Never {
-			reason := f.Line
-			if why := installAdvice(dec, f.Need.Path); why != "" {
-				reason = why
-			}
-			*dec = deny(*dec, "sandbox", reason)
+		switch {
+		case f.Kind == sandbox.Protected:
+			*dec = deny(*dec, "sandbox", f.Line)
 			return
+		case f.Never && !f.Need.Write:
+			// A read-only walk of what no policy grants (find /, ls ~):
+			// the sandbox hides what it does not grant.
+			continue
 		}
 		// What the path resolves to, which the sandbox would grant.
 		if _, never := g.reachResolved(f.Need, sb.spec, ws, &res); never != "" {
 			*dec = deny(*dec, "sandbox", never)
 			return
+		}
+		if r, never, ok := g.escalation(dec, f, sb.spec, ws); ok {
+			if never != "" {
+				*dec = deny(*dec, "sandbox", never)
+				return
+			}
+			reach = append(reach, r)
+			continue
 		}
 		p := f.Need.Path
 		if _, err := os.Stat(p); err != nil {
@@ -116,19 +132,49 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 		reach = append(reach, Reach{Path: sock, Socket: true,
 			Policy: "the sandbox hides the socket " + sock + " (whoever reaches a container engine's socket controls the machine); to allow it, add to your user policy: sandbox: {sockets: [" + sock + "]}"})
 	}
+	g.askForReach(dec, reach)
+}
+
+// askForReach records the reaches of a decision and makes an allowed
+// one ask for them, unless a grant covers every one (never an
+// escalation's).
+func (g *Gate) askForReach(dec *Decision, reach []Reach) {
 	if len(reach) == 0 {
 		return
 	}
 	dec.Reach = reach
-	if dec.Outcome == policy.Allow && !coveredByGrants(dec, reach) {
+	once := dec.Unconfined()
+	if dec.Outcome == policy.Allow && (once || !coveredByGrants(dec, reach)) {
 		dec.Outcome, dec.DecidedBy = policy.Ask, "sandbox"
 		dec.Reason = "needs " + describeReach(reach) + ", outside what the sandbox grants: approving lets this run reach it"
+		if once {
+			dec.Reason = escalationReason(dec)
+		}
 		for i := range dec.Commands {
 			if c := &dec.Commands[i]; c.Outcome == policy.Allow && namesReach(c, reach) {
 				c.Outcome, c.DecidedBy, c.Reason = policy.Ask, "sandbox", dec.Reason
 			}
 		}
+	} else if once && dec.Outcome == policy.Ask {
+		// Whatever else asks, the card says it runs outside.
+		dec.Reason = escalationReason(dec) + "; " + dec.Reason
 	}
+}
+
+// sandboxTrees are the trees every sandbox grants for writing, absolute
+// and clean, for classify.WithinClean; without the workspace when
+// noWorkspace (it is the home directory or holds it, which no sandbox
+// grants, and the command runs outside one).
+func sandboxTrees(ws string, noWorkspace bool) []string {
+	trees := writableTrees(ws) // a new slice, filtered in place
+	k := 0
+	for i, t := range trees {
+		if filepath.IsAbs(t) && !(i == 0 && noWorkspace) {
+			trees[k] = filepath.Clean(t)
+			k++
+		}
+	}
+	return trees[:k]
 }
 
 // installAdvice is what to say of a refusal of path, when a command of
@@ -174,6 +220,9 @@ func inSandbox(n sandbox.Need, trees []string) bool {
 // the command to reach it.
 func coveredByGrants(dec *Decision, reach []Reach) bool {
 	for _, r := range reach {
+		if r.Once {
+			return false
+		}
 		ok := false
 		for _, c := range dec.Commands {
 			if c.Policy == nil {
@@ -227,6 +276,8 @@ func describeReach(reach []Reach) string {
 
 func (r Reach) verb() string {
 	switch {
+	case r.Signal:
+		return "signal"
 	case r.Socket:
 		return "connect to"
 	case r.Write:
@@ -294,6 +345,10 @@ func signalsOut(dec *Decision) string {
 // options: the paths its approval or grants let this run read or write.
 func reachOptions(o *sandbox.Options, dec Decision) {
 	for _, r := range dec.Reach {
+		if r.Once {
+			// An escalation runs outside the sandbox (outside.go).
+			continue
+		}
 		if r.Socket {
 			o.Sockets = append(o.Sockets, r.Path)
 			continue
@@ -312,6 +367,14 @@ func reachOptions(o *sandbox.Options, dec Decision) {
 func reachLines(reach []Reach) []string {
 	var out []string
 	for _, r := range reach {
+		if r.Once {
+			later := ""
+			if r.Later {
+				later = " (it runs later, outside mnemos)"
+			}
+			out = append(out, approvals.Printable("runs OUTSIDE the sandbox: approving lets this one run "+r.verb()+" "+r.Path+r.linkNote()+later+" unconfined, once; "+r.Policy))
+			continue
+		}
 		out = append(out, approvals.Printable("outside the sandbox: approving lets this run "+r.verb()+" "+r.Path+r.linkNote()+"; "+r.Policy))
 	}
 	return out

@@ -3,27 +3,33 @@ package gate
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
-// TestSecurityNothingAskedThatCannotRun: a request that needs a path no
-// policy can grant the sandbox is denied up front with the hint, never
-// asked (an approval could not make it run); one that needs a path a
-// policy could grant asks, its card names the grant, and approving it
-// lets that one run reach exactly that path. A request that runs outside
-// the sandbox is left to the rules and the table.
+// TestSecurityNothingAskedThatCannotRun: a request that needs a path the
+// sandbox protects is denied up front; a read no policy can grant (the
+// home directory whole) runs in the sandbox, which hides what it does
+// not grant; a write no policy can grant (what runs later) asks as an
+// escalation that runs outside the sandbox, once: its approval is never
+// remembered and lets that one run through unconfined; one that needs a
+// path a policy could grant asks, its card names the grant, and
+// approving it lets that one run reach exactly that path. A request that
+// runs outside the sandbox asks for what the sandbox would not let it
+// reach (outside.go).
 func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 	requireLandlock(t, 1)
-	f := newSandboxFixture(t, "level: full\nrules:"+sandboxRules, "")
+	f := newSandboxFixture(t, "level: full\nrules:"+sandboxRules+"  - {name: ls, action: allow, command: {argv_prefix: [ls]}}\n", "")
 	secret := filepath.Join(f.out, "notes.txt")
 	if err := os.WriteFile(secret, []byte("outside\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -34,15 +40,44 @@ func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.home, ".mnemos", "policy.yaml"), []byte("level: full\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, argv := range [][]string{
-		{"cat", "$HOME"},                     // the home directory whole
-		{"cat", "$HOME/.mnemos/policy.yaml"}, // mnemos's own files
-		{"touch", "$HOME/.bashrc"},           // what runs later
-	} {
-		d := f.decideDry(t, argv...)
-		if d.Outcome != policy.Deny {
-			t.Errorf("%v: %s (%s), want deny", argv, d.Outcome, d.Reason)
+	// mnemos's own files: denied whatever approves.
+	if d := f.decideDry(t, "cat", "$HOME/.mnemos/policy.yaml"); d.Outcome != policy.Deny {
+		t.Errorf("cat ~/.mnemos/policy.yaml: %s (%s), want deny", d.Outcome, d.Reason)
+	}
+	// The home directory whole, read: it runs, and the sandbox hides it.
+	if d := f.decideDry(t, "ls", "$HOME"); d.Outcome != policy.Allow {
+		t.Errorf("ls ~: %s (%s), want allow (the sandbox hides what it does not grant)", d.Outcome, d.Reason)
+	}
+	var listed bytes.Buffer
+	if res, err := f.g.Run(context.Background(), f.req("ls", f.home), Stdio{Stdout: &listed, Stderr: io.Discard}, RunOptions{}); err != nil || !res.Ran || res.ExitCode == 0 || strings.Contains(listed.String(), "docs") {
+		t.Errorf("ls ~ under the sandbox: ran %v exit %d listed %q err %v; want it refused by the kernel", res.Ran, res.ExitCode, listed.String(), err)
+	}
+	// What runs later: an escalation, asked once, run outside the sandbox.
+	rc := filepath.Join(f.home, ".bashrc")
+	d, err := f.g.Decide(context.Background(), f.req("touch", rc), Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Outcome != policy.Ask || !d.Unconfined() || d.Approval == nil || !strings.Contains(strings.Join(d.Card, "\n"), "runs OUTSIDE the sandbox") {
+		t.Fatalf("touch ~/.bashrc: %s (%s), card %q; want an escalation that says it runs outside the sandbox", d.Outcome, d.Reason, d.Card)
+	}
+	dev := approvals.Identity{Channel: "cli", Sender: "dev"}
+	for _, o := range []ApproveOptions{{Remember: "session"}, {Remember: "permanent"}, {Remember: "contained"}, {For: time.Hour}} {
+		if _, err := f.g.Approve(context.Background(), d.Approval.Token, dev, o); err == nil || !strings.Contains(err.Error(), "never remembered") {
+			t.Errorf("approving the escalation with %+v: %v; want refused, never remembered", o, err)
 		}
+	}
+	if _, err := f.g.Approve(context.Background(), d.Approval.Token, dev, ApproveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := f.g.Run(context.Background(), f.req("touch", rc), Stdio{}, RunOptions{}); err != nil || !res.Ran || res.ExitCode != 0 {
+		t.Fatalf("the approved escalation: ran %v exit %d err %v (%s)", res.Ran, res.ExitCode, err, res.Decision.Reason)
+	}
+	if _, err := os.Stat(rc); err != nil {
+		t.Errorf("the approved escalation did not run outside the sandbox: %v", err)
+	}
+	if d := f.decideDry(t, "touch", rc); d.Outcome != policy.Ask || !d.Unconfined() {
+		t.Errorf("touch ~/.bashrc after its one approval: %s (%s), want it to ask again", d.Outcome, d.Reason)
 	}
 	// From the home directory nothing can run: the sandbox never grants it.
 	req := f.req("cat", "README")
@@ -52,7 +87,7 @@ func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 	}
 
 	// A path a policy could grant: ask, the card names it.
-	d, err := f.g.Decide(context.Background(), f.req("cat", secret), Mode{})
+	d, err = f.g.Decide(context.Background(), f.req("cat", secret), Mode{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +97,12 @@ func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 	if card := strings.Join(d.Card, "\n"); !strings.Contains(card, "sandbox: {read: ["+secret+"]}") {
 		t.Errorf("the card does not name the grant:\n%s", card)
 	}
-	// Outside the sandbox the table decides (fs:read is allowed at full).
+	// Outside the sandbox it asks too, though the table allows fs:read at
+	// full: nothing would keep the command to what it names.
 	un := f.req("cat", secret)
 	un.Unsandboxed = true
-	if d, _ := f.g.Decide(context.Background(), un, Mode{DryRun: true}); d.Outcome != policy.Allow {
-		t.Errorf("unsandboxed: %s (%s), want allow", d.Outcome, d.Reason)
+	if d, _ := f.g.Decide(context.Background(), un, Mode{DryRun: true}); d.Outcome != policy.Ask {
+		t.Errorf("unsandboxed: %s (%s), want ask", d.Outcome, d.Reason)
 	}
 	if _, err := f.g.Approve(context.Background(), d.Approval.Token, approvals.Identity{Channel: "cli", Sender: "dev"}, ApproveOptions{}); err != nil {
 		t.Fatal(err)
@@ -86,8 +122,9 @@ func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 // engine's socket is hidden from sandboxed commands, so docker asks (at
 // full too), its card names the policy line, and its approval lets that
 // run reach the socket; pkill, killall and kill of a process id written
-// out cannot reach anything outside the sandbox (signal scoping) and are
-// denied up front, while kill of the script's own $! is left as decided.
+// out cannot reach anything outside the sandbox (signal scoping): they
+// ask to run outside it, once, while kill of the script's own $! is left
+// as decided.
 func TestSecurityEnginesAndSignalsDecidedWithTheSandbox(t *testing.T) {
 	requireLandlock(t, 6)
 	f := newSandboxFixture(t, "level: full\nrules:"+sandboxRules+"  - {name: engines, action: allow, command: {argv_prefix: [docker]}}\n  - {name: signals, action: allow, command: {argv_prefix: [kill]}}\n  - {name: pkill, action: allow, command: {argv_prefix: [pkill]}}\n", "")
@@ -110,8 +147,8 @@ func TestSecurityEnginesAndSignalsDecidedWithTheSandbox(t *testing.T) {
 		t.Errorf("an approved docker run does not get its socket: %+v", o.Sockets)
 	}
 	for _, argv := range [][]string{{"pkill", "-f", "gradle"}, {"kill", "1234"}, {"kill", "-9", "1"}} {
-		if d := f.decideDry(t, argv...); d.Outcome != policy.Deny || d.BlockedBy != "sandbox" {
-			t.Errorf("%v: %s (%s), want deny by the sandbox", argv, d.Outcome, d.Reason)
+		if d := f.decideDry(t, argv...); d.Outcome != policy.Ask || !d.Unconfined() || !strings.Contains(d.Reason, "OUTSIDE the sandbox") {
+			t.Errorf("%v: %s (%s), want an escalation: ask to run it outside the sandbox, once", argv, d.Outcome, d.Reason)
 		}
 	}
 	if d := f.decideDry(t, "bash", "-c", "sleep 9 & kill $!"); d.Outcome == policy.Deny {

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/approvals"
-	"github.com/mnemos-dev/mnemos/classify"
-	"github.com/mnemos-dev/mnemos/hook"
 	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
@@ -44,21 +42,7 @@ func (g *Gate) reachResolved(n sandbox.Need, spec sandbox.Spec, ws string, res *
 		return resolved, ""
 	}
 	home := g.cfg.UserHome
-	later := classify.RunsLater(real, home, pathDirs(g.getenv("PATH")))
-	for _, l := range spec.Later {
-		if rl, _ := res.Real(l); !later && classify.Within(rl, real) {
-			later = true
-		}
-	}
-	if !later {
-		for _, f := range g.wiringFiles(ws) {
-			if hook.MatchWiring(f, real) {
-				later = true
-				break
-			}
-		}
-	}
-	if !later {
+	if !g.runsLater(real, spec, ws, res) {
 		return resolved, ""
 	}
 	what := shownPath(name) + " (a link to " + shownPath(homeShort(real, home)) + ")"

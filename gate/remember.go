@@ -375,6 +375,9 @@ func RememberChoices(p approvals.Pending) []string {
 	if _, ok := ExtensionOf(p); ok {
 		return nil
 	}
+	if onceOnly(p) != "" {
+		return []string{"nothing: it runs outside the sandbox, so it is approved once, never remembered"}
+	}
 	var out, rules, others []string
 	for _, it := range p.Details.Remember {
 		if it.Why != "" || it.Pin == "" {

@@ -110,6 +110,9 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 	// An extension's request always records its grant (extensions.go).
 	var plan concession
 	pend, getErr := st.Get(ctx, token)
+	if why := onceOnly(pend); getErr == nil && why != "" && (territory != approvals.TerritoryNone || o.Remember != "") {
+		return Approved{}, errors.New(why)
+	}
 	ext, isExt := ExtensionOf(pend)
 	switch {
 	case getErr == nil && isExt:

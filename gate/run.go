@@ -184,6 +184,11 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		return failed, g.refused(ctx, req, sb, status, err)
 	}
 	spec := sb.spec
+	if spec.Required && escalationAllowed(dec) {
+		return failed, g.refused(ctx, req, sb, status, &SandboxError{Status: status,
+			Err:  fmt.Errorf("%w: this run was approved to run outside the sandbox, and the sandbox is required (%s)", sandbox.ErrUnenforceable, sb.requiredBy),
+			Hint: "run it yourself, outside mnemos, or without --require-sandbox"})
+	}
 	if spec.Required && !status.Enforceable() {
 		return failed, g.refused(ctx, req, sb, status, &SandboxError{Status: status, Err: sandbox.ErrUnenforceable, Hint: sb.unenforceableHint(status)})
 	}
@@ -230,7 +235,15 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	// terminal to itself: what the keyboard generates reaches it alone, so
 	// every signal mnemos receives was sent to mnemos and is relayed once.
 	j := foregroundJob(cmd)
-	applied, runErr := sandbox.StartPrepared(cmd, spec, status, pre)
+	var applied sandbox.Applied
+	var runErr error
+	if escalationAllowed(dec) {
+		// A person approved, once, what no sandbox can grant (outside.go).
+		applied = sandbox.Applied{ABI: status.ABI, Notes: []string{"approved to run outside the sandbox (approval " + dec.Ticket + "): " + outsideSummary(dec.Reach)}}
+		runErr = cmd.Start()
+	} else {
+		applied, runErr = sandbox.StartPrepared(cmd, spec, status, pre)
+	}
 	if runErr != nil {
 		j.restore(cmd)
 	} else {

@@ -98,7 +98,26 @@ type Refusal struct {
 	Grant string
 	Key   string
 	Never bool
+	// Kind says why no policy can grant it (Never): what runs later, a
+	// protected path, or a directory granted only below it.
+	Kind RefusalKind
 }
+
+// RefusalKind says why a need is one no policy can grant.
+type RefusalKind int
+
+const (
+	// Grantable: a policy's sandbox section can grant it (Refusal.Grant).
+	Grantable RefusalKind = iota
+	// RunsLater: a write to what runs later outside the sandbox (the
+	// workspace's later files, kept read-only by the view).
+	RunsLater
+	// Protected: a secret or mnemos's own files, which no command reaches.
+	Protected
+	// Whole: the home directory, the whole filesystem or a directory that
+	// holds a protected path, granted only below it or entry by entry.
+	Whole
+)
 
 // Assess is Refusals for the path needs, before the command runs and as
 // data: for each need the spec's sandbox would refuse, what would grant
@@ -138,7 +157,7 @@ func (r *refusals) path(n Need, applied Applied) Refusal {
 		for _, l := range r.spec.Later {
 			rl, _ := r.res.real(l)
 			if within(real, rl) {
-				return Refusal{Need: n, Never: true, Line: fmt.Sprintf("%s runs outside the sandbox later (%s), so it stays read-only to every command mnemos runs; change it yourself, outside mnemos", p, l)}
+				return Refusal{Need: n, Never: true, Kind: RunsLater, Line: fmt.Sprintf("%s runs outside the sandbox later (%s), so it stays read-only to every command mnemos runs; change it yourself, outside mnemos", p, l)}
 			}
 		}
 	}
@@ -148,7 +167,7 @@ func (r *refusals) path(n Need, applied Applied) Refusal {
 	}
 	for i, d := range r.realDeny {
 		if within(real, d) {
-			return Refusal{Need: n, Never: true, Line: fmt.Sprintf("the sandbox does not let commands %s %s: it is protected (%s), and no policy can grant it", verb, shown(p), shown(r.spec.Deny[i]))}
+			return Refusal{Need: n, Never: true, Kind: Protected, Line: fmt.Sprintf("the sandbox does not let commands %s %s: it is protected (%s), and no policy can grant it", verb, shown(p), shown(r.spec.Deny[i]))}
 		}
 	}
 	target, reach := p, real
@@ -184,9 +203,9 @@ func (r *refusals) path(n Need, applied Applied) Refusal {
 	}
 	if why := r.ungrantable(reach); why != "" {
 		if entry := r.newEntry(p, target, reach); entry != "" {
-			return Refusal{Need: n, Never: true, Line: fmt.Sprintf("the sandbox does not let commands %s %s: it grants %s entry by entry (%s), so nothing new can be made at its top; create %s outside the sandbox and later runs may change it", verb, shown(p), shown(target), why, shown(entry))}
+			return Refusal{Need: n, Never: true, Kind: Whole, Line: fmt.Sprintf("the sandbox does not let commands %s %s: it grants %s entry by entry (%s), so nothing new can be made at its top; create %s outside the sandbox and later runs may change it", verb, shown(p), shown(target), why, shown(entry))}
 		}
-		return Refusal{Need: n, Never: true, Line: fmt.Sprintf("the sandbox does not let commands %s %s, and no policy can grant %s (%s): use a directory below it that the policy grants", verb, shown(p), shown(target), why)}
+		return Refusal{Need: n, Never: true, Kind: Whole, Line: fmt.Sprintf("the sandbox does not let commands %s %s, and no policy can grant %s (%s): use a directory below it that the policy grants", verb, shown(p), shown(target), why)}
 	}
 	return Refusal{Need: n, Grant: target, Key: key,
 		Line: fmt.Sprintf("the sandbox does not let commands %s %s; to allow it, add to the policy: sandbox: {%s: [%s]}", verb, shown(p), key, yamlPath(r.display(target)))}
@@ -336,4 +355,21 @@ func yamlPath(p string) string {
 		}
 	}
 	return p
+}
+
+// Holds returns the first protected path (Spec.Deny) that lies in dir or
+// is dir, as each resolves, or "": a program that reads dir's files,
+// recursively or not, would read it.
+func (s Spec) Holds(dir string) string {
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	res := resolver{}
+	real, _ := res.real(filepath.Clean(dir))
+	for _, d := range s.Deny {
+		if rd, _ := res.real(d); within(rd, real) || within(d, filepath.Clean(dir)) {
+			return d
+		}
+	}
+	return ""
 }
