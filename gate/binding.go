@@ -41,8 +41,13 @@ import (
 //     GNUmakefile, makefile, Makefile in its directory, -C DIR applied),
 //     package.json for npm/pnpm/yarn/bun run; "absent" when it does not
 //     exist (creating it changes the key);
+//   - file PATH: the patch patch, git apply and git am apply (-i FILE,
+//     their operands);
 //   - file PATH, listing DIR: what the command loads beyond its script
-//     (bindloads.go): the files its makefiles include;
+//     (bindloads.go): the files its makefiles include, what the
+//     package.json scripts npm runs run, pytest's conftest.py and
+//     configuration files, python -m's module, a program read from a
+//     file on stdin;
 //   - env NAME: a digest of the value of each variable of the inherited
 //     environment in policy's table that the loader or every shell reads
 //     (LD_*, BASH_ENV...), of PATH, of those the table says the program
@@ -138,11 +143,20 @@ type envFacts struct {
 	vars    []string
 	known   bool
 	unusual []string
+	// binPath, when set, is the PATH a package.json script runs with
+	// (node_modules/.bin first): what a bare name finds there.
+	binPath string
 }
 
 // commandFacts lists what one command's effect depends on beyond its
 // words.
 func commandFacts(c shellparse.Command, place classify.Place, env envFacts) []string {
+	return commandFactsDepth(c, place, env, 0)
+}
+
+// commandFactsDepth is commandFacts for a command run by a script depth
+// levels down (a package.json script's).
+func commandFactsDepth(c shellparse.Command, place classify.Place, env envFacts, depth int) []string {
 	name := c.Name()
 	if name == "" {
 		return nil
@@ -159,6 +173,9 @@ func commandFacts(c shellparse.Command, place classify.Place, env envFacts) []st
 		}
 	} else if env.known && !shellBuiltin(name) {
 		pathEnv := envValue(env.vars, "PATH")
+		if env.binPath != "" {
+			pathEnv = env.binPath
+		}
 		for _, a := range c.Assigns {
 			if v, ok := strings.CutPrefix(a, "PATH="); ok {
 				pathEnv = v
@@ -172,7 +189,7 @@ func commandFacts(c shellparse.Command, place classify.Place, env envFacts) []st
 		}
 	}
 	for _, d := range dirs {
-		out = append(out, loadFacts(c, name, d, env)...)
+		out = append(out, loadFacts(c, name, d, place, env, depth)...)
 	}
 	for _, kv := range env.vars {
 		n, v, _ := strings.Cut(kv, "=")
@@ -368,6 +385,10 @@ func scriptFiles(c shellparse.Command, name string) []string {
 		return makefiles(values(args))
 	case "npm", "pnpm", "yarn":
 		return packageJSON(c)
+	case "patch", "gpatch":
+		return patchFiles(values(args))
+	case "git":
+		return gitPatchFiles(values(args))
 	}
 	return nil
 }

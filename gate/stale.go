@@ -80,7 +80,9 @@ func factLines(facts []string) string {
 }
 
 // changedSubjects are the subjects whose facts differ between two
-// metaFacts values, in order.
+// metaFacts values, in order. Subjects bound only now (the programs a
+// changed script runs) are named only when none bound before changed:
+// they follow from that change.
 func changedSubjects(old, cur string) []string {
 	parse := func(s string) map[string]string {
 		m := map[string]string{}
@@ -92,9 +94,11 @@ func changedSubjects(old, cur string) []string {
 		return m
 	}
 	o, c := parse(old), parse(cur)
-	var out []string
+	var out, added []string
 	for subj, d := range c {
-		if o[subj] != d {
+		if od, ok := o[subj]; !ok {
+			added = append(added, subj)
+		} else if od != d {
 			out = append(out, subj)
 		}
 	}
@@ -102,6 +106,9 @@ func changedSubjects(old, cur string) []string {
 		if _, ok := c[subj]; !ok {
 			out = append(out, subj)
 		}
+	}
+	if len(out) == 0 {
+		out = added
 	}
 	slices.Sort(out)
 	return out
