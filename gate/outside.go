@@ -54,18 +54,24 @@ func (g *Gate) decideOutside(req Request, dec *Decision, outside []sandbox.Need)
 		g.askForReach(dec, reach)
 		return
 	}
+	// A directory that holds a secret or mnemos's own files, read by
+	// anything but a lister of names, even where the sandbox grants the
+	// directory entry by entry (~/.cache): nothing would hide them.
+	for _, n := range outside {
+		if n.Write {
+			continue
+		}
+		if d := sb.spec.Holds(n.Path); d != "" && !onlyListsNames(dec, n.Path) {
+			*dec = deny(*dec, "sandbox", "reads "+shownPath(homeShort(n.Path, g.cfg.UserHome))+", which holds "+
+				shownPath(homeShort(d, g.cfg.UserHome))+" (a secret or mnemos's own files): a command that runs outside the sandbox never reads a directory that holds them; name the files it needs instead")
+			return
+		}
+	}
 	var reach []Reach
 	for _, f := range sandbox.Assess(sb.spec, g.cfg.UserHome, outside) {
 		if f.Kind == sandbox.Protected {
 			*dec = deny(*dec, "sandbox", f.Line+"; this command would run outside the sandbox, where nothing else keeps it out")
 			return
-		}
-		if !f.Need.Write {
-			if d := sb.spec.Holds(f.Need.Path); d != "" && !onlyListsNames(dec, f.Need.Path) {
-				*dec = deny(*dec, "sandbox", "reads "+shownPath(homeShort(f.Need.Path, g.cfg.UserHome))+", which holds "+
-					shownPath(homeShort(d, g.cfg.UserHome))+" (a secret or mnemos's own files): a command that runs outside the sandbox never reads a directory that holds them; name the files it needs instead")
-				return
-			}
 		}
 		if r, never, ok := g.escalation(dec, f, sb.spec, ws); ok {
 			if never != "" {

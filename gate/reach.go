@@ -401,6 +401,11 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 		// itself: there is nothing for the sandbox to refuse.
 		existing := c.Policy.Verb == "delete" || strings.HasPrefix(c.Policy.Verb, "change")
 		for _, a := range c.Policy.Accesses {
+			if a.Glob && req.Unsandboxed && filepath.IsAbs(a.Target) {
+				// Outside the sandbox nothing hides what a pattern
+				// matches: it needs the directory its matches lie below.
+				a.Target, a.Glob = globBase(a.Target), false
+			}
 			if a.Dynamic || a.Glob || !filepath.IsAbs(a.Target) {
 				continue
 			}
@@ -433,6 +438,16 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 		}
 	}
 	return needs
+}
+
+// globBase is the directory every match of the absolute pattern p lies
+// below: its elements up to the first that holds a wildcard.
+func globBase(p string) string {
+	i := strings.IndexAny(p, `*?[\`)
+	if i < 0 {
+		return p
+	}
+	return filepath.Dir(p[:i+1])
 }
 
 // getenv reads a variable of the environment the command inherits.

@@ -1,8 +1,11 @@
 package gate
 
 import (
+	"context"
+
 	"bytes"
 	"errors"
+	"github.com/mnemos-dev/mnemos/policy"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -302,3 +305,60 @@ func withinAny(p string, lists ...[]string) bool {
 	}
 	return false
 }
+
+// TestSecurityHomeSecretsDeniedEveryWay: each of the guard's secrets
+// under home is denied at level full whichever way a command reaches it:
+// an agent's Read tool (cat -- PATH, run outside the sandbox), cat under
+// mnemos run, a copy out of it, and a recursive read of the directory
+// that holds it, sandboxed or not.
+func TestSecurityHomeSecretsDeniedEveryWay(t *testing.T) {
+	requireLandlock(t, 1)
+	f := newSandboxFixture(t, "level: full\n", "")
+	for _, fp := range vaglio.ForbiddenPatterns() {
+		if !strings.HasPrefix(fp.Pattern, "**/") || strings.HasPrefix(fp.Pattern, "**/.env") {
+			continue
+		}
+		p := f.instance(fp.Pattern)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("secret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, fp := range vaglio.ForbiddenPatterns() {
+		if !strings.HasPrefix(fp.Pattern, "**/") || strings.HasPrefix(fp.Pattern, "**/.env") {
+			continue
+		}
+		p := f.instance(fp.Pattern)
+		rel, _ := filepath.Rel(f.home, p)
+		top := filepath.Join(f.home, strings.Split(rel, string(filepath.Separator))[0])
+		for _, c := range []struct {
+			how         string
+			argv        []string
+			unsandboxed bool
+		}{
+			{"Read", []string{"cat", "--", p}, true},
+			{"cat", []string{"bash", "-c", "cat " + hookQuote(p)}, false},
+			{"cat outside", []string{"bash", "-c", "cat " + hookQuote(p)}, true},
+			{"copy", []string{"bash", "-c", "cp " + hookQuote(p) + " /tmp/x"}, false},
+			{"copy outside", []string{"bash", "-c", "cp " + hookQuote(p) + " /tmp/x"}, true},
+			{"recursive read outside", []string{"bash", "-c", "grep -r x " + hookQuote(top)}, true},
+			{"recursive diff outside", []string{"bash", "-c", "diff -r " + hookQuote(top) + " ."}, true},
+			{"Grep tool", []string{"grep", "-r", "-e", "x", "--", filepath.Dir(p)}, true},
+		} {
+			req := f.req(c.argv...)
+			req.Unsandboxed = c.unsandboxed
+			d, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Outcome != policy.Deny {
+				t.Errorf("%s (%s) by %s: %s", fp.Pattern, rel, c.how, describe(d))
+			}
+		}
+	}
+}
+
+// hookQuote quotes a path for a shell line.
+func hookQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

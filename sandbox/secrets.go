@@ -141,6 +141,12 @@ func homeSecretsIfPresent() []string {
 		".dockercfg", ".config/containers/auth.json", ".boto", ".s3cfg", ".config/rclone/rclone.conf",
 		".terraform.d/credentials.tfrc.json", ".pulumi/credentials.json", ".fly/config.yml",
 		".config/doctl/config.yaml", ".databrickscfg", ".wrangler/config", ".vault-token", ".config/op",
+		".config/.wrangler/config", ".cloudflared/cert.pem", ".config/hcloud/cli.toml", ".config/scw/config.yaml",
+		".railway/config.json", ".circleci/cli.yml", ".dbt/profiles.yml", ".tsh", ".kaggle/kaggle.json",
+		".supabase/access-token", ".snowflake/connections.toml", ".snowflake/config.toml",
+		".local/share/com.vercel.cli/auth.json", ".now/auth.json", ".config/netlify/config.json", ".netlify/config.json",
+		".config/glab-cli/config.yml", ".terraformrc", ".sentryclirc",
+		".config/configstore/firebase-tools.json", ".config/configstore/snyk.json", ".local/share/atuin",
 		// Stored passwords and tokens.
 		".my.cnf", ".config/hub", ".config/github-copilot/hosts.json", ".config/github-copilot/apps.json",
 		".config/stripe/config.toml", ".ngrok2/ngrok.yml", ".config/ngrok/ngrok.yml",

@@ -147,7 +147,9 @@ func floatingHead(e string) bool {
 		".my.cnf", ".boto", ".s3cfg", ".oci", ".huggingface", ".cache", ".npmrc", ".pypirc",
 		".claude", ".codex", ".gemini", ".dockercfg", ".pulumi", ".fly", ".databrickscfg", ".ngrok2",
 		".composer", ".wrangler", ".mozilla", ".bitcoin", ".electrum", ".ethereum", ".bash_history",
-		".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history":
+		".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+		".cloudflared", ".supabase", ".snowflake", ".now", ".netlify", ".terraformrc", ".sentryclirc", ".kaggle",
+		".railway", ".circleci", ".dbt", ".tsh":
 		return true
 	}
 	return strings.HasPrefix(e, ".env.")

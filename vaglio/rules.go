@@ -24,7 +24,7 @@ type pathRule struct {
 // forbiddenRules is the guard's forbidden-path list (seed 003's list, made
 // precise), without the block devices, which deviceRules lists. It is
 // returned by value: there is no table anyone could change.
-func forbiddenRules() [106]pathRule {
+func forbiddenRules() [127]pathRule {
 	return [...]pathRule{
 		{pattern: "/etc/passwd", why: "the user database"},
 		{pattern: "/etc/passwd-", why: "the user database backup"},
@@ -113,6 +113,27 @@ func forbiddenRules() [106]pathRule {
 		{pattern: "**/.composer/auth.json", why: "Composer registry tokens"},
 		{pattern: "**/.config/composer/auth.json", why: "Composer registry tokens"},
 		{pattern: "**/.wrangler/config/**", why: "Cloudflare tokens"},
+		{pattern: "**/.cloudflared/cert.pem", why: "a Cloudflare tunnel certificate"},
+		{pattern: "**/.config/configstore/firebase-tools.json", why: "Firebase tokens"},
+		{pattern: "**/.config/configstore/snyk.json", why: "a Snyk token"},
+		{pattern: "**/.supabase/access-token", why: "a Supabase token"},
+		{pattern: "**/.snowflake/connections.toml", why: "Snowflake credentials"},
+		{pattern: "**/.snowflake/config.toml", why: "Snowflake credentials"},
+		{pattern: "**/.local/share/com.vercel.cli/auth.json", why: "a Vercel token"},
+		{pattern: "**/.now/auth.json", why: "a Vercel token"},
+		{pattern: "**/.config/netlify/config.json", why: "Netlify tokens"},
+		{pattern: "**/.netlify/config.json", why: "Netlify tokens"},
+		{pattern: "**/.config/glab-cli/config.yml", why: "GitLab tokens"},
+		{pattern: "**/.terraformrc", why: "Terraform tokens"},
+		{pattern: "**/.sentryclirc", why: "a Sentry token"},
+		{pattern: "**/.kaggle/kaggle.json", why: "a Kaggle API key"},
+		{pattern: "**/.config/hcloud/cli.toml", why: "Hetzner Cloud tokens"},
+		{pattern: "**/.config/scw/config.yaml", why: "Scaleway keys"},
+		{pattern: "**/.railway/config.json", why: "a Railway token"},
+		{pattern: "**/.circleci/cli.yml", why: "a CircleCI token"},
+		{pattern: "**/.dbt/profiles.yml", why: "database passwords"},
+		{pattern: "**/.tsh/**", why: "Teleport keys"},
+		{pattern: "**/.local/share/atuin/**", why: "shell history, where typed secrets stay"},
 		{pattern: "**/.config/google-chrome/**", why: "browser passwords and cookies"},
 		{pattern: "**/.config/chromium/**", why: "browser passwords and cookies"},
 		{pattern: "**/.config/bravesoftware/**", why: "browser passwords and cookies"},
