@@ -2022,7 +2022,13 @@ func laterInHome(segs []string, home string, eq func(string, string) bool, eqAny
 		".xprofile", ".xsessionrc", ".xinitrc", ".xsession", ".pam_environment", ".gitconfig",
 		// Editors', debuggers' and downloaders' startup files, which run
 		// commands or choose programs.
-		".vimrc", ".exrc", ".gvimrc", ".gdbinit", ".curlrc", ".wgetrc", ".inputrc", ".npmrc", ".yarnrc", ".emacs") {
+		".vimrc", ".exrc", ".gvimrc", ".gdbinit", ".curlrc", ".wgetrc", ".inputrc", ".npmrc", ".yarnrc", ".emacs",
+		// Terminal multiplexers', REPLs', database clients', mailers' and
+		// build tools' startup files, which run commands they name.
+		".tmux.conf", ".screenrc", ".wezterm.lua", ".Rprofile", ".Renviron", ".irbrc", ".pryrc", ".gemrc",
+		".pythonrc", ".pythonrc.py", ".pydistutils.cfg", ".perldb", ".ghci", ".ocamlinit", ".sbclrc", ".guile",
+		".lldbinit", ".psqlrc", ".sqliterc", ".muttrc", ".mailrc", ".mavenrc", ".npm-init.js", ".yarnrc.yml",
+		".bunfig.toml", ".envrc", ".spacemacs", ".huskyrc", ".lesskey") {
 		return true
 	}
 	if len(rel) == 2 && eq(rel[0], ".cargo") && eqAny(rel[1], "env", "config.toml", "config") {
@@ -2044,7 +2050,32 @@ func laterInHome(segs []string, home string, eq func(string, string) bool, eqAny
 		under(".config", "pip") || under(".pip") || under(".config", "git", "attributes") ||
 		under(".local", "share", "applications") || under(".config", "fish") || under(".config", "git", "config") ||
 		under(".local", "bin") && len(rel) <= 3 || under("bin") && len(rel) <= 2 ||
-		under("go", "bin") && len(rel) <= 3 || under(".cargo", "bin") && len(rel) <= 3
+		under("go", "bin") && len(rel) <= 3 || under(".cargo", "bin") && len(rel) <= 3 ||
+		laterToolConfig(under)
+}
+
+// laterToolConfig reports a path under home, through under, in a
+// tool's configuration that names programs it runs or code it loads:
+// build tools' init scripts and plugins (Gradle, sbt, Leiningen,
+// Clojure), editors' and IDEs' settings and plugins, terminals' and
+// window managers' configuration, REPL startup directories, CLIs whose
+// configuration runs commands (AWS's credential_process, gh's aliases,
+// lazygit's custom commands, starship's modules, docker's CLI plugins).
+func laterToolConfig(under func(parts ...string) bool) bool {
+	return under(".gradle", "init.gradle") || under(".gradle", "init.gradle.kts") || under(".gradle", "init.d") ||
+		under(".sbt") || under(".lein") || under(".clojure") || under(".R") ||
+		under(".config", "tmux") || under(".config", "vim") || under(".local", "share", "nvim") ||
+		under(".emacs.d") || under(".config", "emacs") || under(".doom.d") || under(".config", "doom") ||
+		under(".config", "Code", "User") || under(".config", "Code - OSS", "User") || under(".config", "VSCodium", "User") ||
+		under(".vscode-server", "data") || under(".vscode", "extensions") || under(".config", "JetBrains") ||
+		under(".config", "kitty") || under(".config", "alacritty") || under(".config", "wezterm") ||
+		under(".config", "i3") || under(".config", "sway") || under(".config", "hypr") || under(".config", "openbox") ||
+		under(".config", "starship.toml") || under(".config", "lazygit") || under(".config", "gh", "config.yml") ||
+		under(".config", "powershell") || under(".config", "nushell") || under(".config", "zsh") ||
+		under(".oh-my-zsh") || under(".zsh") || under(".config", "mutt") || under(".config", "gdb") ||
+		under(".ipython") || under(".config", "ipython") || under(".jupyter") ||
+		under(".aws", "config") || under(".docker", "cli-plugins") || under(".config", "yarn") ||
+		under(".config", "plasma-workspace", "env") || under(".kde", "Autostart") || under(".config", "upstart")
 }
 
 // laterSystem is laterTarget outside the home directory: the system's

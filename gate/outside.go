@@ -68,7 +68,20 @@ func (g *Gate) decideOutside(req Request, dec *Decision, outside []sandbox.Need)
 		}
 	}
 	var reach []Reach
-	for _, f := range sandbox.Assess(sb.spec, g.cfg.UserHome, outside) {
+	refused := sandbox.Assess(sb.spec, g.cfg.UserHome, outside)
+	// A write to what runs later that the sandbox would let through
+	// (a nested repository's hooks, which only its end-of-run scan
+	// catches): outside it, nothing would.
+	var res sandbox.Resolver
+	for _, n := range outside {
+		if n.Write && !slices.ContainsFunc(refused, func(f sandbox.Refusal) bool { return f.Need == n }) {
+			if real, _ := res.Real(filepath.Clean(n.Path)); g.runsLater(real, sb.spec, ws, &res) {
+				refused = append(refused, sandbox.Refusal{Need: n, Kind: sandbox.RunsLater, Never: true,
+					Line: shownPath(homeShort(n.Path, g.cfg.UserHome)) + " runs later, outside mnemos"})
+			}
+		}
+	}
+	for _, f := range refused {
 		if f.Kind == sandbox.Protected {
 			*dec = deny(*dec, "sandbox", f.Line+"; this command would run outside the sandbox, where nothing else keeps it out")
 			return

@@ -61,7 +61,12 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	// cleaned is within it.
 	wsIsHome := home != "" && (classify.Within(ws, home) || !filepath.IsAbs(ws) && ws == filepath.Clean(home))
 	trees := sandboxTrees(ws, wsIsHome && req.Unsandboxed)
-	outside := decisionNeeds(req, dec, func(n sandbox.Need) bool { return !inSandbox(n, trees) })
+	pathDirs := pathDirs(g.getenv("PATH"))
+	outside := decisionNeeds(req, dec, func(n sandbox.Need) bool {
+		// A write in the workspace counts where it lands in what runs
+		// later (the sandbox's view keeps it read-only).
+		return !inSandbox(n, trees) || n.Write && classify.RunsLater(filepath.Clean(n.Path), home, pathDirs)
+	})
 	if req.Unsandboxed {
 		g.decideOutside(req, dec, outside)
 		return
@@ -401,6 +406,10 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 		// itself: there is nothing for the sandbox to refuse.
 		existing := c.Policy.Verb == "delete" || strings.HasPrefix(c.Policy.Verb, "change")
 		for _, a := range c.Policy.Accesses {
+			if req.Unsandboxed && a.Capability == classify.FSRead && !a.Glob && strings.ContainsAny(a.Target, "*?[") && !exists(a.Target) {
+				// A pattern an agent's file tool expands itself (Glob).
+				a.Glob = true
+			}
 			if a.Glob && req.Unsandboxed && filepath.IsAbs(a.Target) {
 				// Outside the sandbox nothing hides what a pattern
 				// matches: it needs the directory its matches lie below.
@@ -421,6 +430,22 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 				add(sandbox.Need{Path: a.Target, Write: true})
 			}
 		}
+		if req.Unsandboxed && runsCode(c.Policy) {
+			// Code that nothing confines may do anything with a path it
+			// is given: each absolute one outside the system's
+			// directories counts as written (outside.go).
+			for _, w := range c.Command.Argv[1:] {
+				v := w.Value
+				if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
+					v = after
+				}
+				if w.Dynamic || !filepath.IsAbs(v) || strings.HasPrefix(v, "/dev/") {
+					continue
+				}
+				v = filepath.Clean(v)
+				add(sandbox.Need{Path: v, Write: !sandbox.SystemReadable(v)})
+			}
+		}
 		for _, r := range c.Command.Redirects {
 			if r.Target.Dynamic || r.Target.Value == "" || strings.HasPrefix(r.Target.Value, "/dev/") {
 				continue
@@ -438,6 +463,22 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 		}
 	}
 	return needs
+}
+
+// runsCode reports a command classified as running code.
+func runsCode(res *policy.Result) bool {
+	for _, a := range res.Accesses {
+		if a.Capability == classify.CodeExec {
+			return true
+		}
+	}
+	return false
+}
+
+// exists reports whether p names something, a link included.
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // globBase is the directory every match of the absolute pattern p lies
