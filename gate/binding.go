@@ -48,6 +48,8 @@ import (
 //     package.json scripts npm runs run, pytest's conftest.py and
 //     configuration files, python -m's module, a program read from a
 //     file on stdin;
+//   - write PATH, patch: the digest of what a file tool writes
+//     (written.go);
 //   - env NAME: a digest of the value of each variable of the inherited
 //     environment in policy's table that the loader or every shell reads
 //     (LD_*, BASH_ENV...), of PATH, of those the table says the program
@@ -66,7 +68,9 @@ type binding struct {
 	cmds  []shellparse.Command
 	place classify.Place
 	env   envFacts
-	pins  map[string]string // Pin's, by command
+	// written is what a file tool writes (written.go).
+	written *Written
+	pins    map[string]string // Pin's, by command
 
 	facts []string
 	done  bool
@@ -77,7 +81,9 @@ func (b *binding) get() []string {
 		return nil
 	}
 	if !b.done {
-		b.facts, b.done = requestFacts(b.cmds, b.place, b.env), true
+		f := append(requestFacts(b.cmds, b.place, b.env), writtenFacts(b.written)...)
+		slices.Sort(f)
+		b.facts, b.done = f, true
 	}
 	return b.facts
 }
@@ -88,7 +94,7 @@ func (b *binding) pin() string {
 	if b == nil || len(b.cmds) != 1 {
 		return ""
 	}
-	return commandPin(b.cmds[0], b.place, b.env)
+	return commandPin(b.cmds[0], b.place, b.env, writtenFacts(b.written)...)
 }
 
 // digest is what the request key binds ("" when nothing is).
@@ -124,9 +130,11 @@ func requestFacts(cmds []shellparse.Command, place classify.Place, env envFacts)
 	return slices.Compact(out)
 }
 
-// commandPin is the digest a remembered rule for this command carries.
-func commandPin(c shellparse.Command, place classify.Place, env envFacts) string {
-	f := commandFacts(c, place, env)
+// commandPin is the digest a remembered rule for this command carries;
+// extra are the request's facts beyond its commands' (what a file tool
+// writes).
+func commandPin(c shellparse.Command, place classify.Place, env envFacts, extra ...string) string {
+	f := append(commandFacts(c, place, env), extra...)
 	slices.Sort(f)
 	f = slices.Compact(f)
 	if len(f) == 0 {
@@ -470,7 +478,7 @@ func (b *binding) Pin(cmd shellparse.Command) string {
 	if pin, ok := b.pins[k]; ok {
 		return pin
 	}
-	pin := commandPin(cmd, b.place, b.env)
+	pin := commandPin(cmd, b.place, b.env, writtenFacts(b.written)...)
 	if b.pins == nil {
 		b.pins = map[string]string{}
 	}

@@ -143,6 +143,10 @@ func cardExtras(p approvals.Pending, concession bool) []string {
 		// Why it asks again (stale.go).
 		out = append(out, s)
 	}
+	if w := p.Details.Meta[metaWritten]; w != "" {
+		// What a file tool writes (written.go).
+		out = append(out, strings.Split(w, "\n")...)
+	}
 	if r := p.Details.Meta[metaReach]; r != "" {
 		out = append(out, strings.Split(r, "\n")...)
 	}

@@ -157,6 +157,9 @@ type Request struct {
 	// hook that runs it itself after policy check): a read of a path
 	// not known before it runs then asks at every level.
 	Unsandboxed bool `json:"unsandboxed,omitempty"`
+	// Written, for an agent's file tool, is what it writes: the card shows
+	// it, and an approval is bound to it (written.go).
+	Written *Written `json:"written,omitempty"`
 
 	// bound is what the request's key binds beyond its words
 	// (binding.go), set by Decide.
@@ -446,7 +449,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	// Each command's policy result and verdict, allocated together.
 	details := make([]commandDetail, n)
 	// The request's part of every command's policy input.
-	bound := &binding{cmds: script.Commands, place: place, env: facts}
+	bound := &binding{cmds: script.Commands, place: place, env: facts, written: req.Written}
 	in := policy.Input{Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
 		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
 		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound,
@@ -729,6 +732,7 @@ func (g *Gate) park(ctx context.Context, req Request, dec *Decision) error {
 	if err := g.noteStale(ctx, st, req, &np, now); err != nil {
 		return &StateError{Path: g.cfg.Paths.DBFile, Err: err}
 	}
+	noteWritten(&np, req)
 	np.Details.Bound, np.Details.Pin = describeFacts(req.bound.get()), req.bound.pin()
 	np.Details.Remember = rememberItems(dec, req.bound)
 	p, err := st.CreatePending(ctx, np, now, g.cfg.Policy.ApprovalTTL)

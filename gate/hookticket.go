@@ -243,6 +243,8 @@ func (g *Gate) HookCard(req Request, dec Decision) []string {
 		Reversibility: np.Details.Reversibility, More: max(0, len(np.Details.Accesses)-1),
 	})
 	// What it reaches outside the sandbox, or that it runs outside it.
+	// What a file tool writes (written.go).
+	card = append(card, writtenLines(req.Written)...)
 	return append(card, reachLines(dec.Reach)...)
 }
 

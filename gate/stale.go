@@ -51,17 +51,19 @@ func (r Request) wordsKey() string {
 }
 
 // factSubject is what a fact is about, without its value: "file PATH",
-// "listing DIR", "exe NAME" or "env NAME".
+// "listing DIR", "write PATH", "patch", "exe NAME" or "env NAME".
 func factSubject(f string) string {
 	kind, rest, _ := strings.Cut(f, " ")
 	switch kind {
-	case "file", "listing":
+	case "file", "listing", "write":
 		if i := strings.LastIndexByte(rest, ' '); i >= 0 {
 			return kind + " " + rest[:i]
 		}
 	case "exe", "env":
 		n, _, _ := strings.Cut(rest, " ")
 		return kind + " " + n
+	case "patch":
+		return kind
 	}
 	return f
 }
@@ -126,6 +128,13 @@ func describeSubjects(subjects []string, cwd string) string {
 				rest = rel
 			}
 			names = append(names, rest)
+		case "write":
+			if rel, err := filepath.Rel(cwd, rest); err == nil && classify.Within(cwd, rest) {
+				rest = rel
+			}
+			names = append(names, "what is written to "+rest)
+		case "patch":
+			names = append(names, "the patch")
 		case "listing":
 			if rel, err := filepath.Rel(cwd, rest); err == nil && classify.Within(cwd, rest) {
 				rest = rel

@@ -57,6 +57,7 @@ func parseCursor(p []byte, _ Env) (Call, error) {
 			if err != nil {
 				return c, err
 			}
+			c.input = inm
 			tf, err := fields(inm, "command", "working_directory", "path", "file_path", "target_file", "pattern")
 			if err != nil {
 				return c, err

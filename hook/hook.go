@@ -68,7 +68,9 @@ type Call struct {
 	// Interpreter runs Command: "bash", or "pwsh" for PowerShell.
 	Interpreter string       `json:"interpreter,omitempty"`
 	Files       []FileAccess `json:"files,omitempty"`
-	URLs        []string     `json:"urls,omitempty"`
+	// Written, for a file tool that writes, is what it puts in place.
+	Written *Written `json:"written,omitempty"`
+	URLs    []string `json:"urls,omitempty"`
 	// Cwd is where the call runs: absolute, or "" when the payload does
 	// not say.
 	Cwd string `json:"cwd,omitempty"`
@@ -215,6 +217,9 @@ func (a *Agent) Parse(payload []byte, env Env) (Call, error) {
 			return Call{}, fmt.Errorf("%s names an empty path", c.Tool)
 		}
 		c.Files[i].Path = absolute(f.Path, c.Cwd)
+	}
+	if err := c.readWritten(); err != nil {
+		return Call{}, err
 	}
 	switch c.Kind {
 	case Shell:

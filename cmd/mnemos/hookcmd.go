@@ -96,6 +96,11 @@ func (c *HookAnswerCmd) answer(a *app, agent *hook.Agent) hook.Answer {
 		return agent.Refuse(errorText(err))
 	}
 	req.Context = fields
+	if w := call.Written; w != nil {
+		// What a file tool writes: shown on the card, bound to the
+		// approval.
+		req.Written = &gate.Written{Kind: w.Kind, Path: w.Path, Text: w.Text, Fields: w.Fields}
+	}
 
 	// What runs outside the sandbox is decided as such: a file tool, a
 	// command the agent runs itself, any run where the sandbox cannot
