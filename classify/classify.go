@@ -96,8 +96,11 @@ func toolKindOf(name string) toolKind { return specOf(name).kind }
 
 // classifyArgv is Classify once the command's long options are written
 // out in full (see expandOptions).
-func classifyArgv(cmd shellparse.Command, pl Place) Classification {
-	c := Classification{Verb: "run", Reversibility: "partial", Floor: Allow, Accesses: make([]Access, 0, 4)}
+func classifyArgv(cmd shellparse.Command, pl Place) (c Classification) {
+	if cmd.RunTimeArgs != "" {
+		defer c.runTimeArgs(cmd.RunTimeArgs)
+	}
+	c = Classification{Verb: "run", Reversibility: "partial", Floor: Allow, Accesses: make([]Access, 0, 4)}
 	name := cmd.Name()
 	switch {
 	case cmd.Dynamic || name == "":
@@ -486,6 +489,28 @@ func classifyArgv(cmd shellparse.Command, pl Place) Classification {
 }
 
 // raise lifts the floor to o, with the reason, when o is stricter.
+// runTimeArgs judges a command some of whose words xargs or find supply
+// when it runs (shellparse's Command.RunTimeArgs, why): a program that
+// only reads, parses or tells the time reads paths known at run time,
+// which its accesses already say (a read of a dynamic path: under the
+// sandbox it reaches only what the sandbox grants; outside it, the gate
+// asks); one that runs code, writes where the command line does not say,
+// or reaches further, does so with arguments no one has seen, and asks.
+func (c *Classification) runTimeArgs(why string) {
+	for _, a := range c.Accesses {
+		switch a.Capability {
+		case FSRead, ParseLocal, TimeRead:
+			continue
+		case FSWrite:
+			if !a.Dynamic && a.Target != "" {
+				continue // named on the command line: judged as without xargs
+			}
+		}
+		c.raise(Ask, why)
+		return
+	}
+}
+
 func (c *Classification) raise(o Outcome, why string) {
 	if o.Restrictiveness() > c.Floor.Restrictiveness() {
 		c.Floor, c.FloorReason = o, why

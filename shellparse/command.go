@@ -79,6 +79,14 @@ type Command struct {
 	// arguments supplied at run time by xargs, ...). A command with notes is
 	// never more trusted than one without.
 	Notes []string `json:"notes,omitempty"`
+	// RunTimeArgs, when set, says that some of the command's words are
+	// supplied when it runs, and by whom: "xargs appends arguments read
+	// from stdin", "find replaces {} with each path found". Those words
+	// are Dynamic, as a $(…) in their place would be; unlike a note, this
+	// says nothing else is left unmodelled, so a program that only reads
+	// reads paths known at run time, and one that writes or runs code
+	// does so with arguments no one has seen.
+	RunTimeArgs string `json:"run_time_args,omitempty"`
 	// AfterCd, when positive, says the command runs only once the cd or
 	// pushd at Script.Commands[AfterCd-1] has succeeded: they are joined
 	// by && ("cd build && rm -rf ."), so the command starts in that cd's

@@ -33,9 +33,6 @@ func TestSecurityNotesExplainWhatIsNotModelled(t *testing.T) {
 	}{
 		{src: "$CMD -rf /", note: "command name comes from $CMD", dynamic: true},
 		{src: "$(which rm) x", note: "command name comes from $(which rm)", dynamic: true},
-		{src: "xargs rm", note: "xargs appends arguments read from stdin"},
-		{src: "xargs -I{} mv {} x", note: "xargs replaces {} with input read from stdin"},
-		{src: `find . -exec rm {} \;`, note: "find replaces {} with each path found"},
 		{argv: []string{"bash"}, note: "shell reads commands from stdin"},
 		{src: "curl x | sh", note: "shell reads commands from stdin"},
 		{src: "bash x.sh", note: "shell runs commands from file x.sh"},
@@ -93,6 +90,52 @@ func TestSecurityNotesExplainWhatIsNotModelled(t *testing.T) {
 				all = append(all, render(c)+" # "+strings.Join(c.Notes, "; "))
 			}
 			t.Errorf("%q%q: no note containing %q in\n\t%s", tc.src, tc.argv, tc.note, strings.Join(all, "\n\t"))
+		}
+	}
+}
+
+// TestSecurityRunTimeArgsAreDynamic: the words xargs and find supply
+// when they run are dynamic words of the command they run, and the
+// command says who supplies them (Command.RunTimeArgs), so that what
+// they may be is judged as for any word known only at run time.
+func TestSecurityRunTimeArgsAreDynamic(t *testing.T) {
+	tests := []struct {
+		src     string
+		program string
+		why     string
+		dynamic []int // indexes of the words supplied at run time
+	}{
+		{src: "xargs rm", program: "rm", why: "xargs appends arguments read from stdin", dynamic: []int{1}},
+		{src: "find . -name '*.go' | xargs -0 wc -l", program: "wc", why: "xargs appends arguments read from stdin", dynamic: []int{2}},
+		{src: "xargs -I{} mv {} x", program: "mv", why: "xargs replaces {} with input read from stdin", dynamic: []int{1}},
+		{src: "xargs -I % cp % %.bak", program: "cp", why: "xargs replaces % with input read from stdin", dynamic: []int{1, 2}},
+		{src: `find . -exec rm {} \;`, program: "rm", why: "find replaces {} with each path found", dynamic: []int{1}},
+		{src: `find . -type f -exec grep -l foo {} +`, program: "grep", why: "find replaces {} with each path found", dynamic: []int{3}},
+	}
+	for _, tc := range tests {
+		s := parseEither(t, tc.src, nil)
+		var got *Command
+		for i := range s.Commands {
+			if s.Commands[i].Name() == tc.program {
+				got = &s.Commands[i]
+			}
+		}
+		if got == nil {
+			t.Errorf("%q: no %s command in %v", tc.src, tc.program, s.Commands)
+			continue
+		}
+		if got.RunTimeArgs != tc.why {
+			t.Errorf("%q: RunTimeArgs = %q, want %q", tc.src, got.RunTimeArgs, tc.why)
+		}
+		for _, i := range tc.dynamic {
+			if i >= len(got.Argv) || !got.Argv[i].Dynamic {
+				t.Errorf("%q: word %d of %q is not dynamic", tc.src, i, got.String())
+			}
+		}
+		for i, w := range got.Argv {
+			if w.Dynamic && !slices.Contains(tc.dynamic, i) {
+				t.Errorf("%q: word %d (%q) is dynamic, want only %v", tc.src, i, w.Value, tc.dynamic)
+			}
 		}
 	}
 }

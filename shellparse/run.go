@@ -21,7 +21,9 @@ type invocation struct {
 	stdin   *stdinBody
 	wraps   []Wrapper
 	notes   []string
-	shell   bool // builtins and functions of the shell apply
+	// runTimeArgs is Command.RunTimeArgs.
+	runTimeArgs string
+	shell       bool // builtins and functions of the shell apply
 	// allexport: the shell runs its script with -a (sh -ac '…').
 	allexport bool
 	noFunc    bool // after `command` or `builtin`: functions are skipped
@@ -325,6 +327,8 @@ func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 		Wrappers:  slices.Clone(inv.wraps),
 		Dynamic:   dynamic,
 		EnvRefs:   inv.refs,
+
+		RunTimeArgs: inv.runTimeArgs,
 	}
 	if dotGlobs(inv) {
 		notes = append(slices.Clip(notes), "GLOBIGNORE or a shell option set here may let a glob match dot files (.env, .ssh)")

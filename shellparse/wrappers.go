@@ -978,11 +978,11 @@ func (w *walker) peelXargs(inv *invocation) bool {
 			}
 		}
 		inv.args = args
-		inv.notes = append(inv.notes, "xargs replaces "+repl+" with input read from stdin")
+		inv.runTimeArgs = "xargs replaces " + repl + " with input read from stdin"
 		return true
 	}
 	inv.args = append(slices.Clip(inv.args), field{val: stdinArg, dyn: true, tmpl: w.marker(stdinArg)})
-	inv.notes = append(inv.notes, "xargs appends arguments read from stdin")
+	inv.runTimeArgs = "xargs appends arguments read from stdin"
 	return true
 }
 
@@ -1024,7 +1024,7 @@ func (w *walker) runFind(inv *invocation) {
 			name := "find " + a.val
 			sub := inv.sub(inner, Wrapper{Name: name, Argv: fieldValues(args[:j])})
 			if subst {
-				sub.notes = []string{"find replaces {} with each path found"}
+				sub.runTimeArgs = "find replaces {} with each path found"
 			}
 			n := w.pushCtx(name)
 			w.run(sub)
