@@ -1616,6 +1616,12 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 			c.Verb, c.Reversibility = VerbDiscard, "irreversible"
 		}
 		c.add(pl, FSWrite, here)
+		if sub == "apply" && slices.ContainsFunc(rest, func(w shellparse.Word) bool { return w.Dynamic || w.Value == "--unsafe-paths" }) {
+			// With --unsafe-paths the patch writes wherever its names
+			// lead, outside the work tree too: not known before it runs.
+			c.Accesses = append(c.Accesses, Access{Capability: FSWrite, Target: cmd.String(), Dynamic: true})
+			c.raise(Ask, "git apply --unsafe-paths writes wherever the patch's file names lead")
+		}
 		if sub == "submodule" {
 			// Any submodule subcommand may reach the submodules' remotes
 			// (update fetches the URLs .gitmodules names).

@@ -100,6 +100,11 @@ func (g *Gate) decideOutside(req Request, dec *Decision, outside []sandbox.Need)
 		}
 		reach = append(reach, Reach{Path: f.Need.Path, Write: f.Need.Write, Once: f.Never, Policy: line})
 	}
+	for i := range reach {
+		if real, _ := res.Real(filepath.Clean(reach[i].Path)); real != filepath.Clean(reach[i].Path) {
+			reach[i].Resolved = homeShort(real, g.cfg.UserHome)
+		}
+	}
 	g.askForReach(dec, reach)
 }
 

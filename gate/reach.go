@@ -62,10 +62,21 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	wsIsHome := home != "" && (classify.Within(ws, home) || !filepath.IsAbs(ws) && ws == filepath.Clean(home))
 	trees := sandboxTrees(ws, wsIsHome && req.Unsandboxed)
 	pathDirs := pathDirs(g.getenv("PATH"))
+	var res sandbox.Resolver
 	outside := decisionNeeds(req, dec, func(n sandbox.Need) bool {
 		// A write in the workspace counts where it lands in what runs
 		// later (the sandbox's view keeps it read-only).
-		return !inSandbox(n, trees) || n.Write && classify.RunsLater(filepath.Clean(n.Path), home, pathDirs)
+		if !inSandbox(n, trees) || n.Write && classify.RunsLater(filepath.Clean(n.Path), home, pathDirs) {
+			return true
+		}
+		// Outside the sandbox, no kernel resolves a link to refuse what
+		// lies behind it: a path counts where it leads.
+		if req.Unsandboxed {
+			if real, _ := res.Real(filepath.Clean(n.Path)); real != filepath.Clean(n.Path) {
+				return !inSandbox(sandbox.Need{Path: real, Write: n.Write}, trees)
+			}
+		}
+		return false
 	})
 	if req.Unsandboxed {
 		g.decideOutside(req, dec, outside)
@@ -99,7 +110,6 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 		*dec = deny(*dec, "sandbox", reason)
 		return
 	}
-	var res sandbox.Resolver
 	for _, f := range sandbox.Assess(sb.spec, home, outside) {
 		switch {
 		case f.Kind == sandbox.Protected:

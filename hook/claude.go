@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Claude Code: a PreToolUse command hook. The payload is one JSON object
@@ -115,15 +116,19 @@ func parseClaude(p []byte, _ Env) (Call, error) {
 	return c, err
 }
 
-// fileCall reads the first present path field into a file call.
+// fileCall reads every present path field into a file call: the agent
+// may use any of them (Gemini's read_file takes file_path or
+// absolute_path), so each is judged.
 func fileCall(c *Call, in map[string]json.RawMessage, op Op, keys ...string) error {
 	f, err := fields(in, keys...)
 	if err != nil {
 		return err
 	}
 	c.Kind = Files
-	if p := first(f...); p != "" {
-		c.Files = []FileAccess{{Op: op, Path: p}}
+	for _, p := range f {
+		if p != "" && !slices.ContainsFunc(c.Files, func(a FileAccess) bool { return a.Path == p }) {
+			c.Files = append(c.Files, FileAccess{Op: op, Path: p})
+		}
 	}
 	return nil
 }

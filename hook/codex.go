@@ -76,7 +76,9 @@ func parseCodex(p []byte, _ Env) (Call, error) {
 func patchTargets(patch string) ([]FileAccess, error) {
 	var out []FileAccess
 	for _, line := range strings.Split(patch, "\n") {
-		line = strings.TrimRight(line, "\r")
+		// Codex trims a hunk header before reading it: an indented
+		// "*** Add File:" is one too.
+		line = strings.TrimSpace(line)
 		for _, h := range []struct {
 			prefix string
 			op     Op

@@ -74,14 +74,19 @@ func parseGemini(p []byte, _ Env) (Call, error) {
 			c.Files = []FileAccess{{Op: Search, Path: first(f[1], f[2], e.cwd), Pattern: f[0]}}
 		}
 	case "read_many_files":
-		var paths []string
+		// Gemini reads every file its paths and include globs match
+		// (merged): each is judged as a read, a pattern by the directory
+		// it expands below.
+		var paths, include []string
 		if paths, err = strs(in, "paths"); err == nil {
-			if len(paths) == 0 {
-				paths, err = strs(in, "include")
-			}
+			include, err = strs(in, "include")
+		}
+		if err == nil {
 			c.Kind = Files
-			for _, p := range paths {
-				c.Files = append(c.Files, listing(p, "", e.cwd)...)
+			for _, p := range append(paths, include...) {
+				if p != "" {
+					c.Files = append(c.Files, FileAccess{Op: Read, Path: absolute(p, e.cwd)})
+				}
 			}
 		}
 	case "web_fetch":
