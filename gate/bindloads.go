@@ -68,7 +68,7 @@ func loadFacts(c shellparse.Command, name, dir string, place classify.Place, env
 	family := strings.TrimRight(name, "0123456789.")
 	switch {
 	case name == "make" || name == "gmake":
-		out = append(out, makeIncludeFacts(words, dir, env)...)
+		out = append(out, makeIncludeFacts(words, dir, env, c.Assigns)...)
 	case name == "npm" || name == "pnpm" || name == "yarn" || name == "bun":
 		out = append(out, packageScriptFacts(name, words, dir, place, env, depth)...)
 	case name == "pytest" || name == "py.test":
@@ -435,6 +435,12 @@ func packageCommand(prog string, args []string) (sub, target, dir string) {
 			switch opt {
 			case "--prefix", "-C", "--cwd", "--dir":
 				dir = val
+			case "-w", "--workspace":
+				// A workspace named by its directory; one named by its
+				// package name is not followed.
+				if strings.Contains(val, "/") || strings.HasPrefix(val, ".") {
+					dir = filepath.Join(dir, val)
+				}
 			}
 		case strings.HasPrefix(a, "-"):
 		case sub == "":

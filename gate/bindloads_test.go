@@ -45,6 +45,8 @@ func TestSecurityApprovalBindsWhatScriptsLoad(t *testing.T) {
 			[]string{"npm", "run", "build"}, "more.mk", "all:\n\tid\n"},
 		{"npm --prefix DIR", map[string]string{"app/package.json": `{"scripts":{"test":"node t.js"}}`, "app/t.js": "1\n"},
 			[]string{"npm", "--prefix", "app", "test"}, "app/t.js", "2\n"},
+		{"npm -w DIR", map[string]string{"package.json": `{"workspaces":["packages/*"]}`, "packages/a/package.json": `{"scripts":{"build":"node b.js"}}`, "packages/a/b.js": "1\n"},
+			[]string{"npm", "-w", "packages/a", "run", "build"}, "packages/a/b.js", "2\n"},
 		{"pytest: conftest.py at the root", map[string]string{"conftest.py": "", "tests/test_a.py": "def test_a(): pass\n"},
 			[]string{"pytest"}, "conftest.py", "import os; os.system('id')\n"},
 		{"pytest: conftest.py below", map[string]string{"tests/conftest.py": "", "tests/test_a.py": ""},

@@ -159,33 +159,82 @@ func makefiles(args []string) []string {
 	return files
 }
 
-// makeIncludeFacts are the facts of what make, started in cwd with args,
-// reads beyond its makefiles (which scriptFiles binds): the files they
-// include and load, and the makefiles MAKEFILES names.
-func makeIncludeFacts(args []string, cwd string, env envFacts) []string {
-	m := parseMakeArgs(args)
-	dir := m.dir
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(cwd, dir)
-	}
-	r := &makeReader{dir: dir, cmdVars: m.vars, envFirst: m.envFirst, vars: map[string]makeVar{}}
-	for _, d := range m.incDirs {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		r.incDirs = append(r.incDirs, d)
-	}
+// makeIncludeFacts are the facts of what make, started in cwd with args
+// and the command's own assignments (NAME=value make), reads beyond its
+// makefiles (which scriptFiles binds): the files they include and load,
+// the makefiles MAKEFILES names, and the options and variables MAKEFLAGS
+// gives.
+func makeIncludeFacts(args []string, cwd string, env envFacts, assigns []string) []string {
+	r := &makeReader{vars: map[string]makeVar{}, env: map[string]string{}, envKnown: env.known}
 	if env.known {
-		r.env = map[string]string{}
 		for _, kv := range env.vars {
 			if k, v, ok := strings.Cut(kv, "="); ok {
 				r.env[k] = v
 			}
 		}
-		// MAKEFILES: read first, each found like an include.
-		if mf := r.env["MAKEFILES"]; mf != "" {
-			r.include(mf, 0)
+	}
+	for _, a := range assigns {
+		// "NAME=" is also how a value not known is written: such a
+		// variable is not followed.
+		if k, v, ok := strings.Cut(a, "="); ok && v != "" {
+			r.env[k] = v
+		} else if ok {
+			delete(r.env, k)
+			if r.unknownEnv == nil {
+				r.unknownEnv = map[string]bool{}
+			}
+			r.unknownEnv[k] = true
 		}
+	}
+	var flags makeArgs
+	if mf := r.env["MAKEFLAGS"]; mf != "" || r.unknownEnv["MAKEFLAGS"] {
+		words := strings.Fields(mf)
+		if len(words) > 0 && !strings.HasPrefix(words[0], "-") && !strings.Contains(words[0], "=") {
+			// The single-letter options, without their dash.
+			if strings.Contains(words[0], "e") {
+				flags.envFirst = true
+			}
+			words = words[1:]
+		}
+		f := parseMakeArgs(words)
+		flags.files, flags.incDirs, flags.vars, flags.envFirst = f.files, f.incDirs, f.vars, flags.envFirst || f.envFirst
+	}
+	m := parseMakeArgs(args)
+	dir := m.dir
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	r.dir, r.envFirst = dir, m.envFirst || flags.envFirst
+	r.cmdVars = flags.vars
+	for k, v := range m.vars {
+		if r.cmdVars == nil {
+			r.cmdVars = map[string]string{}
+		}
+		r.cmdVars[k] = v
+	}
+	for _, d := range append(flags.incDirs, m.incDirs...) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		r.incDirs = append(r.incDirs, d)
+	}
+	if r.unknownEnv["MAKEFLAGS"] || r.unknownEnv["MAKEFILES"] {
+		r.listing(dir)
+	}
+	// MAKEFILES: read first, each found like an include.
+	if mf := r.env["MAKEFILES"]; mf != "" {
+		r.include(mf, 0)
+	}
+	// MAKEFLAGS' makefiles, which the command line does not show.
+	for _, f := range flags.files {
+		if f == "" || f == "-" {
+			continue
+		}
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(dir, f)
+		}
+		r.bind(f)
+		r.read(f, 0)
 	}
 	files := m.files
 	if len(files) == 0 {
@@ -218,14 +267,18 @@ type makeVar struct {
 }
 
 type makeReader struct {
-	dir      string
-	incDirs  []string
-	cmdVars  map[string]string
-	env      map[string]string // nil: the environment is not known
-	envFirst bool
-	vars     map[string]makeVar
-	list     []string // MAKEFILE_LIST
-	files    int
+	dir     string
+	incDirs []string
+	cmdVars map[string]string
+	env     map[string]string
+	// envKnown says env holds the whole environment; unknownEnv are the
+	// variables the command sets to values not known.
+	envKnown   bool
+	unknownEnv map[string]bool
+	envFirst   bool
+	vars       map[string]makeVar
+	list       []string // MAKEFILE_LIST
+	files      int
 	// opaque: the makefiles evaluate code ($(eval), $(call)) that may
 	// set any variable.
 	opaque bool
@@ -366,7 +419,7 @@ func (r *makeReader) assign(name, op, value string, override bool) {
 	if _, ok := r.cmdVars[name]; ok && !override {
 		return // the command line wins
 	}
-	if _, ok := r.env[name]; ok && r.envFirst && !override {
+	if r.envHas(name) && r.envFirst && !override {
 		return
 	}
 	cur, defined := r.vars[name]
@@ -407,11 +460,8 @@ func (r *makeReader) assign(name, op, value string, override bool) {
 }
 
 func (r *makeReader) envHas(name string) bool {
-	if r.env == nil {
-		return false
-	}
 	_, ok := r.env[name]
-	return ok
+	return ok || r.unknownEnv[name]
 }
 
 func joinMake(a, b string) string {
@@ -836,12 +886,15 @@ func (r *makeReader) lookup(name string, depth int) (string, bool) {
 	if v, ok := r.cmdVars[name]; ok {
 		return r.expand(v, depth+1)
 	}
-	if r.opaque || r.env == nil {
-		// Set by evaluated code, or by an environment not known.
+	if r.opaque || r.unknownEnv[name] {
+		// Set by evaluated code, or to a value not known.
 		return "", false
 	}
 	if ev, ok := r.env[name]; ok {
 		return r.expand(ev, depth+1)
+	}
+	if !r.envKnown {
+		return "", false // an environment variable, maybe
 	}
 	if len(name) == 1 || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "MAKE") {
 		// Automatic and special variables: make sets them.

@@ -19,8 +19,10 @@ func TestMakeIncludes(t *testing.T) {
 		files map[string]string
 		args  []string
 		env   []string // nil: the environment is not known
-		bound []string // files bound by content (relative to the workspace)
-		list  []string // directories bound by listing ("." for the workspace)
+		// assigns are the command's own (NAME=value make).
+		assigns []string
+		bound   []string // files bound by content (relative to the workspace)
+		list    []string // directories bound by listing ("." for the workspace)
 	}{
 		{name: "one include", files: map[string]string{"Makefile": "include extra.mk\nall:\n\t@true\n", "extra.mk": "x:\n"},
 			bound: []string{"extra.mk"}},
@@ -74,6 +76,14 @@ func TestMakeIncludes(t *testing.T) {
 			bound: []string{"ext.so"}},
 		{name: "MAKEFILES", env: []string{"MAKEFILES=pre.mk"}, files: map[string]string{"Makefile": "all:\n", "pre.mk": "include post.mk\n"},
 			bound: []string{"pre.mk", "post.mk"}},
+		{name: "the command's own variable", env: []string{}, assigns: []string{"TOP=sub"}, files: map[string]string{"Makefile": "include $(TOP)/rules.mk\n", "sub/rules.mk": ""},
+			bound: []string{"sub/rules.mk"}},
+		{name: "the command's variable not known", env: []string{}, assigns: []string{"TOP="}, files: map[string]string{"Makefile": "include $(TOP)/rules.mk\n"},
+			list: []string{"."}},
+		{name: "MAKEFLAGS", env: []string{"MAKEFLAGS=-Iinc -f/w/evil.mk -- CONF=prod"}, files: map[string]string{"Makefile": "include conf-$(CONF).mk defs.mk\n", "conf-prod.mk": "", "inc/defs.mk": ""},
+			bound: []string{"/w/evil.mk", "conf-prod.mk", "inc/defs.mk"}},
+		{name: "MAKEFLAGS -e", env: []string{"MAKEFLAGS=e", "CONF=env"}, files: map[string]string{"Makefile": "CONF = file\ninclude $(CONF).mk\n", "env.mk": ""},
+			bound: []string{"env.mk"}},
 		{name: "a cycle is bounded", env: []string{}, files: map[string]string{"Makefile": "include Makefile\n"},
 			bound: []string{"Makefile"}, list: []string{"."}},
 	}
@@ -88,7 +98,7 @@ func TestMakeIncludes(t *testing.T) {
 				}
 			}
 			env := envFacts{vars: c.env, known: c.env != nil}
-			facts := makeIncludeFacts(c.args, ws, env)
+			facts := makeIncludeFacts(c.args, ws, env, c.assigns)
 			var bound, listed []string
 			for _, f := range facts {
 				kind, rest, _ := strings.Cut(f, " ")

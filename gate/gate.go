@@ -677,6 +677,10 @@ func (g *Gate) record(ctx context.Context, req Request, dec Decision) error {
 	if req.Unsandboxed {
 		attrs = append(attrs, slog.Bool("unsandboxed", true))
 	}
+	if req.Written != nil {
+		// Which content a file tool's write was decided for (written.go).
+		attrs = append(attrs, slog.String("written", req.Written.Digest()))
+	}
 	return g.cfg.Audit.Append(ctx, "policy.decision", attrs...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,10 @@ func TestSecurityChangedPatchNeverUsesTheOldApproval(t *testing.T) {
 				t.Fatalf("the first write: %s (%s), %v; want a pending approval", d.Outcome, d.Reason, err)
 			}
 			old := d.Approval.Token
+			w := req(c.approved).Written
+			if !slices.ContainsFunc(f.audit.events, func(e map[string]any) bool { return e["written"] == w.Digest() }) {
+				t.Errorf("the audit log does not record the digest of what was decided")
+			}
 			if card := strings.Join(d.Card, "\n"); !strings.Contains(card, "sha256 ") {
 				t.Errorf("the card does not show what is written:\n%s", card)
 			}
