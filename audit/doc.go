@@ -40,8 +40,9 @@
 // after it must be keyed. Once the key exists a log with lines and no
 // keyed line can only have been rewritten, and Verify says that too.
 //
-// The key sits beside the log, in mnemos's state directory, which the
-// guard and the sandbox keep from gated commands. A process of the same
+// mnemos keeps the key (Options.Key) in a directory of its own beside the
+// log, its secrets directory, which the guard and the sandbox keep from
+// gated commands. A process of the same
 // user outside the sandbox can read it and rewrite everything; nor can the
 // anchor tell a log and anchor put back from an older copy. A [Head] kept
 // where that process cannot write (the count and the last MAC) can:

@@ -512,7 +512,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				// under mnemos run the sandbox refuses them too, but a
 				// command checked for a hook runs outside.
 				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"
-				cd.Reason = "guard: names mnemos's state " + key + " (self-tamper: the audit key, the state database, the hook tickets and the approvals page's token let whoever reads them rewrite the log unnoticed or let requests through)"
+				cd.Reason = "guard: names mnemos's secrets " + key + " (self-tamper: the audit key, the state database, the hook tickets, serve's socket and the channels' credentials let whoever reaches them rewrite the log unnoticed or let requests through)"
 			}
 			if f, ok := unwiresAgent(&det.result, wiring); ok && !vaglio.NoExec(cmd) {
 				cd.Outcome, cd.BlockedBy, cd.DecidedBy = policy.Deny, "guard", "guard"

@@ -37,7 +37,7 @@ import (
 // runs sandboxed. A ticket that is missing, spent, expired or bound to
 // another request changes nothing: the rerun is decided as any mnemos run.
 //
-// Hook tickets are files in the state directory (hook-tickets/TOKEN),
+// Hook tickets are files in the secrets directory (hook-tickets/TOKEN),
 // which no gated command may read or write; spending one is removing it,
 // which only one process can do.
 
@@ -72,7 +72,7 @@ func hookKey(req Request) string {
 		Context: req.Context, Scope: req.Scope})
 }
 
-func (g *Gate) hookTicketDir() string { return filepath.Join(g.cfg.Paths.StateDir, "hook-tickets") }
+func (g *Gate) hookTicketDir() string { return g.cfg.Paths.HookTicketDir() }
 
 // IssueHookTicket issues a one-shot ticket for req, which the hook decided
 // as dec (allow, or an ask the agent puts to its person), valid for ttl

@@ -3,7 +3,6 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"io/fs"
@@ -285,18 +284,27 @@ func globMayName(glob, p string) bool {
 // The caller does not change them.
 func (g *Gate) stateSecrets() (files, dirs []string) {
 	p := g.cfg.Paths
-	if s := g.secrets.Load(); s != nil && s.audit == p.AuditFile && s.db == p.DBFile && s.state == p.StateDir {
+	if s := g.secrets.Load(); s != nil && s.secrets == p.SecretsDir && s.db == p.DBFile && s.state == p.StateDir {
 		return s.files, s.dirs
 	}
-	db := p.DBFile
-	s := &stateSecretPaths{audit: p.AuditFile, db: db, state: p.StateDir,
-		// serve.token opens the approvals page: whoever holds it answers
-		// as the person.
-		files: []string{audit.KeyPath(p.AuditFile), db, db + "-wal", db + "-shm", db + "-journal", filepath.Join(p.StateDir, "serve.token")},
-		dirs:  []string{g.hookTicketDir()}}
+	s := &stateSecretPaths{secrets: p.SecretsDir, db: p.DBFile, state: p.StateDir}
+	// The secrets directory holds the audit key, the state database and
+	// its journals, the hook tickets and serve's socket: the whole of it.
+	// An older layout kept them (and the approvals page's token, which
+	// let whoever read it answer as the person) in the state directory.
+	s.dirs = append(s.dirs, filepath.Clean(p.SecretsDir))
+	legacyFiles, legacyDirs := p.LegacySecrets()
+	s.files = append(s.files, legacyFiles...)
+	s.dirs = append(s.dirs, legacyDirs...)
+	for _, f := range []string{p.AuditKey, p.DBFile} {
+		if f != "" && !classify.WithinClean(s.dirs[0], f) {
+			s.files = append(s.files, f, f+"-wal", f+"-shm", f+"-journal")
+		}
+	}
 	// The channels' credentials (an SMTP password, a bot token, a
 	// webhook's signing key) let whoever reads them speak as mnemos on
-	// that channel, wherever the policy keeps them.
+	// that channel, and a shared state's connection string holds the
+	// database's password, wherever the policy keeps them.
 	if g.cfg.Policy != nil {
 		for _, c := range g.cfg.Policy.Channels {
 			if c.SecretFile != "" {
@@ -309,6 +317,9 @@ func (g *Gate) stateSecrets() (files, dirs []string) {
 				s.files = append(s.files, c.Email.PasswordFile)
 			}
 		}
+		if pg := g.cfg.Policy.State.Postgres; pg != nil && pg.DSNFile != "" {
+			s.files = append(s.files, pg.DSNPath(g.cfg.UserHome))
+		}
 	}
 	g.secrets.Store(s)
 	return s.files, s.dirs
@@ -317,6 +328,6 @@ func (g *Gate) stateSecrets() (files, dirs []string) {
 // stateSecretPaths is stateSecrets for the audit log, database and state
 // directory it names.
 type stateSecretPaths struct {
-	audit, db, state string
-	files, dirs      []string
+	secrets, db, state string
+	files, dirs        []string
 }

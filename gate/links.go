@@ -254,7 +254,7 @@ func (g *Gate) judgeLinked(ctx context.Context, req Request, cd *CommandDecision
 		}
 		res := policy.Result{Verb: cd.Policy.Verb, Accesses: []policy.AccessResult{{Access: classify.Access{Capability: capability, Target: l.real}}}}
 		if key, ok := namesStateSecret(&res, lc.stateFiles, lc.stateDirs); ok {
-			return denyBy(l, "names mnemos's state "+key+" (self-tamper: the audit key rewrites the log unnoticed, the state database and hook tickets hold the tokens that let requests through)"), nil
+			return denyBy(l, "names mnemos's secrets "+key+" (self-tamper: the audit key rewrites the log unnoticed, the state database and hook tickets hold the tokens that let requests through, serve's socket signs a browser in)"), nil
 		}
 		if f, ok := unwiresAgent(&res, func() []string { return g.wiringFiles(Workspace(req.Cwd)) }); ok {
 			return denyBy(l, "writes "+f+", an agent's hook settings that route its commands through mnemos (self-tamper: would unwire the gate)"), nil
@@ -521,7 +521,7 @@ func (g *Gate) followedLinks(req Request, cd *CommandDecision, dirs []string, lr
 			}
 			res := policy.Result{Accesses: []policy.AccessResult{{Access: classify.Access{Capability: classify.FSRead, Target: real}}}}
 			if key, found := namesStateSecret(&res, lc.stateFiles, lc.stateDirs); found {
-				why, deny = name+" follows "+g.linkName(req, l)+": names mnemos's state "+key, true
+				why, deny = name+" follows "+g.linkName(req, l)+": names mnemos's secrets "+key, true
 				return errStop
 			}
 			if fi, err := os.Stat(real); err == nil && fi.IsDir() {

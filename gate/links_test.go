@@ -82,7 +82,7 @@ func TestSecurityLinksAreJudgedAsWhatTheyResolveTo(t *testing.T) {
 		{"base64 l_key > out.txt", true, policy.Deny, "forbidden path"},
 		{"cat -- l_home/.aws/credentials", true, policy.Deny, "l_home/.aws/credentials (a link to ~/.aws/credentials)"},
 		{"cat sub/l_key", true, policy.Deny, "~/.ssh/id_rsa"},
-		{"cat -- l_state/audit.key", true, policy.Deny, "mnemos's state"},
+		{"cat -- l_state/audit.key", true, policy.Deny, "mnemos's secrets"},
 		{"tee -- l_state/policy.yaml", true, policy.Deny, "self-tamper"},
 		{"tee -- l_cc", true, policy.Deny, "an agent's hook settings"},
 		{"cp README l_cc", true, policy.Deny, "l_cc (a link to ~/.claude/settings.json)"},

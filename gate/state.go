@@ -176,7 +176,7 @@ func (g *Gate) ShipAudit(ctx context.Context) (pgstore.ShipResult, error) {
 	if err := bindLogHost(g.cfg.Paths.AuditFile+".host", s.Host()); err != nil {
 		return pgstore.ShipResult{}, &StateError{Path: g.StateWhere(), Err: err}
 	}
-	res, err := s.Ship(ctx, audit.Open(g.cfg.Paths.AuditFile, audit.Options{}))
+	res, err := s.Ship(ctx, audit.Open(g.cfg.Paths.AuditFile, audit.Options{Key: g.cfg.Paths.AuditKey}))
 	if err != nil {
 		return res, &StateError{Path: g.StateWhere(), Err: err}
 	}

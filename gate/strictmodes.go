@@ -87,24 +87,51 @@ func (s StrictModes) CheckConfig(p Paths) []Unsafe {
 	return s.addEntry(out, p.PolicyFile, ownDir)
 }
 
-// CheckState checks the state directory and the state files in it that
-// exist: the database with its WAL and shared-memory files, the audit log,
-// its anchor, and the audit key.
+// CheckState checks the state directory, the secrets directory and the
+// state files in them that exist: the database with its WAL and
+// shared-memory files, the audit log, its anchor, and the audit key. The
+// secrets directory and the files in it must also be unreadable by
+// anyone but their owner: whoever reads the audit key can rewrite the log
+// unnoticed, and the database holds the tokens that let requests through.
 func (s StrictModes) CheckState(p Paths) []Unsafe {
 	var out []Unsafe
 	out = s.add(out, p.StateDir, ownDir)
-	for _, f := range []string{p.DBFile, p.DBFile + "-wal", p.DBFile + "-shm",
-		p.AuditFile, p.AuditFile + ".anchor", filepath.Join(p.StateDir, "audit.key")} {
+	if p.SecretsDir != "" && p.SecretsDir != p.StateDir {
+		out = s.add(out, p.SecretsDir, ownDir)
+		out = private(out, p.SecretsDir, true)
+	}
+	for _, f := range []string{p.AuditFile, p.AuditFile + ".anchor"} {
 		out = s.addEntry(out, f, ownDir)
 	}
-	// Whoever reads the audit key can rewrite the log unnoticed.
-	key := filepath.Join(p.StateDir, "audit.key")
-	if fi, err := os.Stat(key); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		out = appendUnique(out, Unsafe{Path: key,
-			Problem: fmt.Sprintf("is readable by others than its owner (mode %s): whoever reads it can rewrite the audit log unnoticed", modeString(fi.Mode())),
-			Fix:     "chmod 600 " + quote(key)})
+	for _, f := range []string{p.DBFile, p.DBFile + "-wal", p.DBFile + "-shm", p.AuditKey} {
+		if f == "" || f == "-wal" || f == "-shm" {
+			continue
+		}
+		out = s.addEntry(out, f, ownDir)
+		out = private(out, f, false)
 	}
 	return out
+}
+
+// private appends a problem when path exists and its group or others may
+// read it (or, for a directory, enter it).
+func private(out []Unsafe, path string, dir bool) []Unsafe {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return out
+	}
+	if dir {
+		return appendUnique(out, Unsafe{Path: path,
+			Problem: fmt.Sprintf("is open to others than its owner (mode %s): it holds mnemos's secrets (the audit key, the state database)", modeString(fi.Mode())),
+			Fix:     "chmod 700 " + quote(path)})
+	}
+	why := "the state database holds the tokens that let requests through"
+	if filepath.Base(path) == "audit.key" {
+		why = "whoever reads it can rewrite the audit log unnoticed"
+	}
+	return appendUnique(out, Unsafe{Path: path,
+		Problem: fmt.Sprintf("is readable by others than its owner (mode %s): %s", modeString(fi.Mode()), why),
+		Fix:     "chmod 600 " + quote(path)})
 }
 
 // CheckPolicy checks a policy file read from elsewhere than the

@@ -230,8 +230,8 @@ func TestSecurityStrictModesRefusesUnsafeState(t *testing.T) {
 	}{
 		{
 			name: "fresh state",
-			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser},
-				{path: "s/state.db", mode: 0o600, owner: testUser}, {path: "s/audit.jsonl", mode: 0o600, owner: testUser}},
+			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser}, {path: "s/secrets", dir: true, mode: 0o700, owner: testUser},
+				{path: "s/secrets/state.db", mode: 0o600, owner: testUser}, {path: "s/audit.jsonl", mode: 0o600, owner: testUser}},
 		},
 		{name: "missing state directory"},
 		{
@@ -252,30 +252,41 @@ func TestSecurityStrictModesRefusesUnsafeState(t *testing.T) {
 		},
 		{
 			name: "SecurityForeignOwnedDatabaseIsRefused",
-			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser},
-				{path: "s/state.db", mode: 0o600, owner: testForeign}},
-			want: []string{"s/state.db is owned by nobody (uid 65534)"},
+			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser}, {path: "s/secrets", dir: true, mode: 0o700, owner: testUser},
+				{path: "s/secrets/state.db", mode: 0o600, owner: testForeign}},
+			want: []string{"s/secrets/state.db is owned by nobody (uid 65534)"},
 		},
 		{
 			name: "SecurityReadableAuditKeyIsRefused",
-			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser},
-				{path: "s/audit.key", mode: 0o640, owner: testUser}},
-			want: []string{"s/audit.key is readable by others than its owner (mode 0640): whoever reads it can rewrite the audit log unnoticed"},
+			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser}, {path: "s/secrets", dir: true, mode: 0o700, owner: testUser},
+				{path: "s/secrets/audit.key", mode: 0o640, owner: testUser}},
+			want: []string{"s/secrets/audit.key is readable by others than its owner (mode 0640): whoever reads it can rewrite the audit log unnoticed"},
+		},
+		{
+			name: "SecurityReadableDatabaseIsRefused",
+			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser}, {path: "s/secrets", dir: true, mode: 0o700, owner: testUser},
+				{path: "s/secrets/state.db", mode: 0o644, owner: testUser}},
+			want: []string{"s/secrets/state.db is readable by others than its owner (mode 0644): the state database holds the tokens that let requests through"},
+		},
+		{
+			name:    "SecurityOpenSecretsDirIsRefused",
+			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser}, {path: "s/secrets", dir: true, mode: 0o750, owner: testUser}},
+			want:    []string{"s/secrets is open to others than its owner (mode 0750): it holds mnemos's secrets (the audit key, the state database)"},
 		},
 		{
 			name: "SecurityPlantedWALIsRefused",
-			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser},
-				{path: "s/state.db", mode: 0o600, owner: testUser}, {path: "s/state.db-wal", mode: 0o600, owner: testForeign},
-				{path: "s/state.db-shm", mode: 0o666, owner: testUser}},
-			want: []string{"s/state.db-wal is owned by nobody (uid 65534)", "s/state.db-shm is writable by its group and others (mode 0666)"},
+			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser}, {path: "s/secrets", dir: true, mode: 0o700, owner: testUser},
+				{path: "s/secrets/state.db", mode: 0o600, owner: testUser}, {path: "s/secrets/state.db-wal", mode: 0o600, owner: testForeign},
+				{path: "s/secrets/state.db-shm", mode: 0o666, owner: testUser}},
+			want: []string{"s/secrets/state.db-wal is owned by nobody (uid 65534)", "s/secrets/state.db-shm is writable by its group and others (mode 0666)"},
 		},
 		{
 			name: "SecurityWritableAuditLogIsRefused",
 			entries: []fsEntry{{path: "s", dir: true, mode: 0o700, owner: testUser},
 				{path: "s/audit.jsonl", mode: 0o646, owner: testUser}, {path: "s/audit.jsonl.anchor", mode: 0o620, owner: testUser},
-				{path: "s/audit.key", mode: 0o600, owner: testForeign}},
+				{path: "s/secrets", dir: true, mode: 0o700, owner: testUser}, {path: "s/secrets/audit.key", mode: 0o600, owner: testForeign}},
 			want: []string{"s/audit.jsonl is writable by others (mode 0646)", "s/audit.jsonl.anchor is writable by its group (mode 0620)",
-				"s/audit.key is owned by nobody (uid 65534)"},
+				"s/secrets/audit.key is owned by nobody (uid 65534)"},
 		},
 		{
 			name: "SecurityAuditLogLinkedElsewhereIsChecked",
@@ -289,8 +300,10 @@ func TestSecurityStrictModesRefusesUnsafeState(t *testing.T) {
 			root := t.TempDir()
 			layOut(t, root, tc.entries)
 			s := filepath.Join(root, "s")
-			p := Paths{ConfigDir: s, StateDir: s, PolicyFile: filepath.Join(s, "policy.yaml"),
-				DBFile: filepath.Join(s, "state.db"), AuditFile: filepath.Join(s, "audit.jsonl")}
+			p, err := Locate(s, func(string) string { return "" }, "")
+			if err != nil {
+				t.Fatal(err)
+			}
 			got := StrictModes{UID: testUser, Name: testNames}.Check(p)
 			rel := strings.NewReplacer(root+"/", "")
 			var gotS []string

@@ -69,7 +69,7 @@ func TestPageContainedButton(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		return rec
 	}
-	signIn := get("/?t="+f.token(), nil)
+	signIn := get("/?signin="+f.code(), nil)
 	if signIn.Code != http.StatusSeeOther {
 		t.Fatalf("sign in: %d", signIn.Code)
 	}

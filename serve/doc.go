@@ -5,10 +5,16 @@
 //
 //   - the lock that keeps one instance a user (serve.lock in the state
 //     directory) and the file that says where it listens (serve.json);
-//   - the approvals web page: bound to a loopback address only, opened with
-//     a random access token of 256 bits (serve.token, 0600) that is moved to
-//     a session cookie (HttpOnly, SameSite=Strict) on first load and then
-//     redirected away from the URL; pending cards with Approve, Reject and
+//   - the unix socket in the secrets directory on which the user's own
+//     commands (mnemos approvals url, [SignIn]) get a one-time sign-in
+//     link: the peer's uid is checked with SO_PEERCRED, and a peer that
+//     runs under mnemos (a confined command) is refused (signin.go);
+//   - the approvals web page: bound to a loopback address only; nothing on
+//     disk opens it: its session key is drawn at start and held in memory
+//     only, and a browser signs in with a one-time code (160 bits, used
+//     once, within [SignInTTL]) that is moved to a session cookie
+//     (HttpOnly, SameSite=Strict) and then redirected away from the URL;
+//     pending cards with Approve, Reject and
 //     the territory choices, recent history, live updates by server-sent
 //     events. Every response carries a strict Content-Security-Policy and
 //     no Referer; every request must name the bound address in its Host
@@ -34,6 +40,7 @@
 // through the [Resolver] (the gate's Approve and Deny), which makes the
 // registry's four checks, issues the one-shot ticket and writes the audit
 // events. Requests are read through the [Registry] (the approvals store's
-// List and Get). The access token, the session keys, the bot token and the
-// SMTP password are never logged and never written to the audit log.
+// List and Get). The sign-in codes, the session key, the bot token and the
+// SMTP password are never logged, never written to the audit log, and the
+// first two never written anywhere.
 package serve

@@ -308,8 +308,8 @@ func TestEmailCard(t *testing.T) {
 			t.Errorf("the mail lacks %q:\n%s", want, body)
 		}
 	}
-	if strings.Contains(msgs[0], f.token()) || strings.Contains(msgs[0], "?t=") {
-		t.Fatal("the mail holds the page's access token")
+	if strings.Contains(msgs[0], "signin=") || strings.Contains(msgs[0], "?t=") {
+		t.Fatal("the mail holds a sign-in code")
 	}
 	// The link opens the view, which asks for the click.
 	b := f.browser(true)

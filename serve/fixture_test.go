@@ -92,7 +92,7 @@ func newGateFixture(t *testing.T, pol *policy.Policy, getenv func(string) string
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, dir: dir, ws: ws, paths: paths, log: &syncBuffer{}}
-	f.audit = audit.Open(paths.AuditFile, audit.Options{})
+	f.audit = audit.Open(paths.AuditFile, audit.Options{Key: paths.AuditKey})
 	f.g = gate.New(gate.Config{Paths: paths, Policy: pol, UserHome: home, SelfNames: []string{"mnemos"}, Audit: f.audit, Getenv: getenv})
 	t.Cleanup(func() { f.g.Close() })
 	if f.st, err = f.g.Store(context.Background()); err != nil {
@@ -100,6 +100,7 @@ func newGateFixture(t *testing.T, pol *policy.Policy, getenv func(string) string
 	}
 	f.cfg = Config{
 		StateDir: paths.StateDir,
+		Socket:   paths.ServeSocket(),
 		Addr:     "127.0.0.1:0",
 		Identity: dev,
 		Resolver: f.g,
@@ -183,16 +184,21 @@ func (f *fixture) status(token string) approvals.Status {
 
 func (f *fixture) base() string { return "http://" + f.srv.Addr() }
 
-func (f *fixture) token() string {
-	u, err := url.Parse(f.srv.URL())
+// code issues a one-time sign-in code.
+func (f *fixture) code() string {
+	link, _, err := f.srv.SignInURL()
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return u.Query().Get("t")
+	u, err := url.Parse(link)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return u.Query().Get("signin")
 }
 
 // browser is an HTTP client with a cookie jar that does not follow
-// redirects, signed in with the access token unless anonymous.
+// redirects, signed in with a sign-in code unless anonymous.
 type browser struct {
 	f *fixture
 	c *http.Client
@@ -204,7 +210,7 @@ func (f *fixture) browser(signIn bool) *browser {
 	b := &browser{f: f, c: &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if signIn {
-		resp := b.get("/?t=" + f.token())
+		resp := b.get("/?signin=" + f.code())
 		if resp.StatusCode != http.StatusSeeOther {
 			f.t.Fatalf("sign in: %s", resp.Status)
 		}

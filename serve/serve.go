@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -41,8 +42,11 @@ type Recorder interface {
 
 // Config is what a Server needs; nothing is read from globals.
 type Config struct {
-	// StateDir holds serve's lock, token and channel state.
+	// StateDir holds serve's lock, serve.json and the channels' state.
 	StateDir string
+	// Socket is the unix socket, in the secrets directory, on which the
+	// user's own commands ask for a sign-in link (SignIn); none when "".
+	Socket string
 	// Addr is the loopback address to listen on (host:port; port 0
 	// chooses one).
 	Addr string
@@ -56,10 +60,9 @@ type Config struct {
 	// Log is the diagnostic log (stderr).
 	Log *slog.Logger
 	Now func() time.Time
-	// Rand is the source of tokens and session ids (crypto/rand when nil).
+	// Rand is the source of the session key, sign-in codes and session
+	// ids (crypto/rand when nil).
 	Rand io.Reader
-	// RotateToken makes a new access token, ending every session.
-	RotateToken bool
 	// Watch are files whose change means the registry may have changed
 	// (the database and its WAL); they are checked every Poll.
 	Watch []string
@@ -103,8 +106,11 @@ type Server struct {
 	ln   net.Listener
 	addr string
 	sess *sessions
-	hub  *hub
-	web  *http.Server
+	// signin are the one-time codes that sign a browser in.
+	signin signIns
+	sock   net.Listener
+	hub    *hub
+	web    *http.Server
 
 	mu     sync.Mutex
 	flash  map[string]string // session -> message for its next page
@@ -116,9 +122,9 @@ type Server struct {
 	parsed   *template.Template
 }
 
-// Start takes the lock (ErrRunning when another instance holds it),
-// loads or makes the access token and listens. It does not serve yet: see
-// Run.
+// Start takes the lock (ErrRunning when another instance holds it), draws
+// the session key (in memory only), and listens on the page's address and
+// on the socket. It does not serve yet: see Run.
 func Start(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -155,7 +161,10 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	tok, err := loadToken(cfg.StateDir, cfg.Rand, cfg.RotateToken)
+	// An older serve kept its access token in a file; it opens nothing
+	// now, and is removed.
+	_ = os.Remove(filepath.Join(cfg.StateDir, legacyTokenName))
+	sess, err := newSessions(cfg.Rand, cfg.Now)
 	if err != nil {
 		inst.release()
 		return nil, err
@@ -165,12 +174,21 @@ func Start(cfg Config) (*Server, error) {
 		inst.release()
 		return nil, err
 	}
+	var sock net.Listener
+	if cfg.Socket != "" {
+		if sock, err = listenSocket(cfg.Socket); err != nil {
+			ln.Close()
+			inst.release()
+			return nil, err
+		}
+	}
 	s := &Server{
 		cfg:      cfg,
 		inst:     inst,
 		ln:       ln,
+		sock:     sock,
 		addr:     ln.Addr().String(),
-		sess:     newSessions(tok, cfg.Rand, cfg.Now),
+		sess:     sess,
 		hub:      newHub(),
 		flash:    map[string]string{},
 		closed:   make(chan struct{}),
@@ -184,6 +202,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	if err := inst.publish(Info{Addr: s.addr, PID: os.Getpid(), Started: cfg.Now().UTC()}); err != nil {
 		ln.Close()
+		if sock != nil {
+			sock.Close()
+		}
 		inst.release()
 		return nil, err
 	}
@@ -203,10 +224,6 @@ func Start(cfg Config) (*Server, error) {
 // Addr is the address the page listens on.
 func (s *Server) Addr() string { return s.addr }
 
-// URL is the page's address with its access token: print it only to the
-// person.
-func (s *Server) URL() string { return pageURL(s.addr, s.sess.token) }
-
 // Run serves until ctx is done, then drains: it stops accepting, lets
 // requests in flight (and the bot's current update) finish within
 // Config.Drain, closes the live streams and releases the lock.
@@ -222,6 +239,14 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		errc <- err
 	}()
+	if s.sock != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveSocket(s.sock)
+		}()
+		defer s.sock.Close()
+	}
 	s.goLoop(work, "watch", s.watch)
 	s.goLoop(work, "sweep", s.sweep)
 	if s.cfg.ShipAudit != nil {
@@ -246,6 +271,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.cfg.Log.Info("stopping: draining requests in flight")
 	close(s.closed) // live streams end
+	if s.sock != nil {
+		s.sock.Close() // no more sign-in links
+	}
 	dctx, cancel := context.WithTimeout(context.Background(), s.cfg.Drain)
 	defer cancel()
 	if serr := s.web.Shutdown(dctx); serr != nil && err == nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -20,19 +21,23 @@ const (
 )
 
 // sessions issues and checks session cookies and their CSRF tokens. Both
-// are MACs under a key derived from the access token, so they survive a
-// restart of serve and die with the token (--rotate-token).
+// are MACs under a key drawn when serve starts and held in memory only:
+// nothing on disk opens the page, and every session ends when serve stops.
 type sessions struct {
-	token string
-	key   []byte
-	rand  io.Reader
-	now   func() time.Time
+	key  []byte
+	rand io.Reader
+	now  func() time.Time
 }
 
-func newSessions(token string, random io.Reader, now func() time.Time) *sessions {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("mnemos serve session key v1"))
-	return &sessions{token: token, key: m.Sum(nil), rand: random, now: now}
+// sessionKeyBytes is the session key's size: 256 bits.
+const sessionKeyBytes = 32
+
+func newSessions(random io.Reader, now func() time.Time) (*sessions, error) {
+	key := make([]byte, sessionKeyBytes)
+	if _, err := io.ReadFull(random, key); err != nil {
+		return nil, fmt.Errorf("make the session key: %w", err)
+	}
+	return &sessions{key: key, rand: random, now: now}, nil
 }
 
 func (s *sessions) mac(purpose, value string) string {
@@ -41,11 +46,6 @@ func (s *sessions) mac(purpose, value string) string {
 	m.Write([]byte{0})
 	m.Write([]byte(value))
 	return hex.EncodeToString(m.Sum(nil))
-}
-
-// tokenOK compares a presented access token in constant time.
-func (s *sessions) tokenOK(t string) bool {
-	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
 }
 
 // issue returns a new session cookie: an id, its expiry and their MAC.

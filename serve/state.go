@@ -1,16 +1,13 @@
 package serve
 
 import (
-	"crypto/rand"
 	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -19,8 +16,10 @@ import (
 const (
 	lockName    = "serve.lock"
 	infoName    = "serve.json"
-	tokenName   = "serve.token"
 	telegramDir = "telegram"
+	// legacyTokenName is where an older serve kept the page's access
+	// token; Start removes it.
+	legacyTokenName = "serve.token"
 )
 
 // Errors callers branch on.
@@ -37,11 +36,9 @@ type Info struct {
 	Started time.Time `json:"started"`
 }
 
-// tokenEncoding writes access tokens: lowercase base32, no padding.
+// tokenEncoding writes sign-in codes and session ids: lowercase base32,
+// no padding.
 var tokenEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
-
-// accessTokenBytes is the access token's entropy: 256 bits.
-const accessTokenBytes = 32
 
 // instance is the lock a running serve holds.
 type instance struct {
@@ -132,70 +129,6 @@ func Running(dir string) (Info, bool) {
 		return Info{}, true
 	}
 	return info, true
-}
-
-// URL returns the page's address with its access token, for `mnemos
-// approvals url`, or ErrNotRunning.
-func URL(dir string) (string, error) {
-	info, ok := Running(dir)
-	if !ok || info.Addr == "" {
-		return "", ErrNotRunning
-	}
-	tok, err := readToken(dir)
-	if err != nil {
-		return "", err
-	}
-	return pageURL(info.Addr, tok), nil
-}
-
-func pageURL(addr, token string) string { return "http://" + addr + "/?t=" + token }
-
-// readToken reads the access token; it must be a file only its owner can
-// read.
-func readToken(dir string) (string, error) {
-	p := filepath.Join(dir, tokenName)
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return "", err
-	}
-	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("%s must be a regular file only its owner can read (chmod 600)", p)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", err
-	}
-	tok := strings.TrimSpace(string(b))
-	if len(tok) < tokenEncoding.EncodedLen(16) {
-		return "", fmt.Errorf("%s holds no usable token (remove it to make a new one)", p)
-	}
-	return tok, nil
-}
-
-// loadToken returns the access token, making one when there is none or
-// when rotate asks for a new one.
-func loadToken(dir string, random io.Reader, rotate bool) (string, error) {
-	if !rotate {
-		tok, err := readToken(dir)
-		if err == nil {
-			return tok, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-	}
-	if random == nil {
-		random = rand.Reader
-	}
-	b := make([]byte, accessTokenBytes)
-	if _, err := io.ReadFull(random, b); err != nil {
-		return "", fmt.Errorf("make access token: %w", err)
-	}
-	tok := tokenEncoding.EncodeToString(b)
-	if err := writeFileAtomic(filepath.Join(dir, tokenName), []byte(tok+"\n")); err != nil {
-		return "", err
-	}
-	return tok, nil
 }
 
 // writeFileAtomic writes data to path (mode 0600) through a temporary

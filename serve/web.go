@@ -132,14 +132,15 @@ func (w *statusWriter) WriteHeader(code int) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// page shows the requests. Opened with the access token (?t=), it gives
-// the browser a session cookie and sends it to the same page without the
-// token, so the token leaves the address bar and the history entry at
-// once, and never reaches a Referer (there is also Referrer-Policy).
+// page shows the requests. Opened with a sign-in code (?signin=), which
+// it takes once, it gives the browser a session cookie and sends it to
+// the same page without the code, so the code leaves the address bar and
+// the history entry at once, and never reaches a Referer (there is also
+// Referrer-Policy). An older serve's ?t= link opens nothing.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
-	if q := r.URL.Query(); q.Has("t") {
-		if !s.sess.tokenOK(q.Get("t")) {
-			s.plain(w, http.StatusForbidden, "This link is not valid. Run `mnemos approvals url` for the current one.")
+	if q := r.URL.Query(); q.Has("signin") || q.Has("t") {
+		if !s.signin.spend(q.Get("signin"), s.cfg.Now()) {
+			s.plain(w, http.StatusForbidden, "This sign-in link is not valid: it was used already, has expired (it lasts 2 minutes), or comes from before mnemos serve restarted. Run `mnemos approvals url` in a terminal for a new one.")
 			return
 		}
 		c, err := s.sess.issue()
@@ -153,7 +154,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	}
 	sid := s.sess.session(r)
 	if sid == "" {
-		s.plain(w, http.StatusUnauthorized, "Open the link that `mnemos approvals url` prints (it signs this browser in).")
+		s.plain(w, http.StatusUnauthorized, "Open the link that `mnemos approvals url` prints in a terminal (it signs this browser in).")
 		return
 	}
 	s.mu.Lock()
@@ -223,7 +224,7 @@ func (s *Server) one(w http.ResponseWriter, r *http.Request) {
 	sid := s.sess.session(r)
 	if sid == "" {
 		if r.URL.Query().Has("hop") {
-			s.plain(w, http.StatusUnauthorized, "This browser is not signed in to the approvals page. Open the link that `mnemos approvals url` prints (it signs this browser in), then open this link again.")
+			s.plain(w, http.StatusUnauthorized, "This browser is not signed in to the approvals page. Open the link that `mnemos approvals url` prints in a terminal (it signs this browser in), then open this link again.")
 			return
 		}
 		next := "/request/" + id + "?hop=1"

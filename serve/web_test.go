@@ -14,14 +14,17 @@ import (
 	"github.com/mnemos-dev/mnemos/approvals"
 )
 
-// TestSecurityAccessTokenMovesToCookie: the token opens a session whose
-// cookie is HttpOnly and SameSite=Strict, and the browser is sent to an
-// address without the token; a wrong token or none opens nothing.
-func TestSecurityAccessTokenMovesToCookie(t *testing.T) {
-	f := newFixture(t)
+// TestSecuritySignInCodeMovesToCookie: a sign-in code opens a session
+// whose cookie is HttpOnly and SameSite=Strict, once, and the browser is
+// sent to an address without the code; a used, expired, wrong or older
+// serve's link (?t=) opens nothing.
+func TestSecuritySignInCodeMovesToCookie(t *testing.T) {
+	now := time.Now()
+	f := newFixture(t, func(c *Config) { c.Now = func() time.Time { return now } })
 	p := f.ask("touch", "notes.txt")
 	b := f.browser(false)
-	resp := b.get("/?t=" + f.token())
+	code := f.code()
+	resp := b.get("/?signin=" + code)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("first load: %s to %q, want 303 to /", resp.Status, resp.Header.Get("Location"))
 	}
@@ -29,19 +32,24 @@ func TestSecurityAccessTokenMovesToCookie(t *testing.T) {
 	if len(cookies) != 1 || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Name != sessionCookie {
 		t.Fatalf("session cookie: %+v", cookies)
 	}
-	if strings.Contains(cookies[0].Value, f.token()) {
-		t.Fatal("the cookie carries the access token itself")
+	if strings.Contains(cookies[0].Value, code) {
+		t.Fatal("the cookie carries the sign-in code itself")
 	}
 	page := text(b.get("/"))
-	if !strings.Contains(page, p.Token) || strings.Contains(page, f.token()) {
-		t.Fatalf("signed-in page lacks the request or shows the token:\n%s", page)
+	if !strings.Contains(page, p.Token) || strings.Contains(page, code) {
+		t.Fatalf("signed-in page lacks the request or shows the code:\n%s", page)
 	}
+	expired := f.code()
+	now = now.Add(SignInTTL)
 
 	for _, tc := range []struct{ name, path string }{
-		{"no token", "/"},
-		{"wrong token", "/?t=" + strings.Repeat("a", len(f.token()))},
-		{"token prefix", "/?t=" + f.token()[:20]},
-		{"empty token", "/?t="},
+		{"no code", "/"},
+		{"used code", "/?signin=" + code},
+		{"expired code", "/?signin=" + expired},
+		{"wrong code", "/?signin=" + strings.Repeat("a", len(code))},
+		{"code prefix", "/?signin=" + code[:20]},
+		{"empty code", "/?signin="},
+		{"an older serve's token link", "/?t=" + code},
 	} {
 		anon := f.browser(false)
 		resp := anon.get(tc.path)
@@ -197,26 +205,26 @@ func TestSecurityGetNeverChangesState(t *testing.T) {
 }
 
 // TestSecurityTokenNeverLeaks: after signing in, answering and failing
-// to sign in, the access token is in no log line, no audit event, no
+// to sign in, a sign-in code is in no log line, no audit event, no
 // Location header, no page, and every response forbids a Referer.
 func TestSecurityTokenNeverLeaks(t *testing.T) {
 	f := newFixture(t)
 	p := f.ask("touch", "notes.txt")
-	tok := f.token()
+	tok := f.code()
 	b := f.browser(false)
-	for _, path := range []string{"/?t=" + tok, "/?t=" + tok + "x", "/answer?t=" + tok, "/nothing?t=" + tok} {
+	for _, path := range []string{"/?signin=" + tok, "/?signin=" + tok + "x", "/answer?signin=" + tok, "/nothing?signin=" + tok, "/?t=" + tok} {
 		resp := b.get(path)
 		if strings.Contains(resp.Header.Get("Location"), tok) || strings.Contains(text(resp), tok) {
-			t.Errorf("GET %s: the response carries the token", strings.ReplaceAll(path, tok, "TOKEN"))
+			t.Errorf("GET %s: the response carries the code", strings.ReplaceAll(path, tok, "CODE"))
 		}
 		if resp.Header.Get("Referrer-Policy") != "no-referrer" {
-			t.Errorf("GET %s: Referrer-Policy %q", strings.ReplaceAll(path, tok, "TOKEN"), resp.Header.Get("Referrer-Policy"))
+			t.Errorf("GET %s: Referrer-Policy %q", strings.ReplaceAll(path, tok, "CODE"), resp.Header.Get("Referrer-Policy"))
 		}
 	}
 	b.answer(p.Token, "reject")
 	f.shutdown()
 	if strings.Contains(f.log.String(), tok) {
-		t.Fatalf("the log holds the access token:\n%s", f.log.String())
+		t.Fatalf("the log holds the sign-in code:\n%s", f.log.String())
 	}
 	if !strings.Contains(f.log.String(), "path=/") {
 		t.Fatalf("nothing was logged:\n%s", f.log.String())
@@ -226,7 +234,7 @@ func TestSecurityTokenNeverLeaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Contains(string(raw), tok) {
-		t.Fatal("the audit log holds the access token")
+		t.Fatal("the audit log holds the sign-in code")
 	}
 	if !strings.Contains(string(raw), `"approval.denied"`) {
 		t.Fatal("the answer was not audited")
@@ -357,21 +365,23 @@ func TestSecondInstanceRefused(t *testing.T) {
 	if info, ok := Running(f.paths.StateDir); !ok || info.Addr != f.srv.Addr() {
 		t.Fatalf("Running = %+v, %v", info, ok)
 	}
-	u, err := URL(f.paths.StateDir)
-	if err != nil || u != f.srv.URL() {
-		t.Fatalf("URL = %q, %v", u, err)
+	u, _, err := SignIn(context.Background(), f.paths.ServeSocket())
+	if err != nil || !strings.HasPrefix(u, "http://"+f.srv.Addr()+"/?signin=") {
+		t.Fatalf("SignIn = %q, %v", u, err)
 	}
 	f.shutdown()
 	if _, ok := Running(f.paths.StateDir); ok {
 		t.Fatal("still running after the stop")
 	}
-	if _, err := URL(f.paths.StateDir); !errors.Is(err, ErrNotRunning) {
-		t.Fatalf("URL after the stop: %v", err)
+	if _, _, err := SignIn(context.Background(), f.paths.ServeSocket()); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("SignIn after the stop: %v", err)
 	}
 }
 
 // TestRestartLosesNothing: a request parked before a restart is shown and
-// answered after it, once; a session survives the restart.
+// answered after it, once; a session ends with the serve that opened it
+// (its key was in that serve's memory only), and a new sign-in opens
+// another.
 func TestRestartLosesNothing(t *testing.T) {
 	f := newFixture(t)
 	p := f.ask("touch", "notes.txt")
@@ -382,10 +392,11 @@ func TestRestartLosesNothing(t *testing.T) {
 	if st := f.status(p.Token); st != approvals.StatusPending {
 		t.Fatalf("after the restart: %s", st)
 	}
-	// The same token, the same session, the same CSRF token.
-	if f.token() == "" || b.csrf() != csrf {
-		t.Fatal("the session did not survive the restart")
+	if resp := b.get("/"); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the session outlived its serve: %s", resp.Status)
 	}
+	b = f.browser(true)
+	csrf = b.csrf()
 	for i := 0; i < 2; i++ {
 		b.post("/answer", url.Values{"csrf": {csrf}, "id": {p.Token}, "answer": {"approve"}})
 	}

@@ -290,6 +290,8 @@ func guardCases() []guardCase {
 		{name: "approve", cmd: cmd("mnemos approvals approve 42"), want: st, pattern: "mnemos approvals approve"},
 		{name: "deny", cmd: cmd("mnemos approvals deny 42"), want: st},
 		{name: "resolve", cmd: cmd("mnemos approvals resolve 42"), want: st},
+		{name: "approvals url signs a browser in", cmd: cmd("mnemos approvals url"), want: st, pattern: "mnemos approvals url"},
+		{name: "approvals watch", cmd: cmd("mnemos approvals watch"), want: st},
 		{name: "revoke by path", cmd: cmd("/usr/local/bin/mnemos grants revoke 3"), want: st},
 		{name: "renamed binary by path", cmd: cmd("/opt/bin/mnemos-dev grants prune"), want: ok},
 		{name: "grants add", cmd: cmd("mnemos grants add fs:read '/home/u/**'"), want: st},

@@ -112,8 +112,10 @@ func selfMutating(sub []string) string {
 	switch sub[0] {
 	case "approvals":
 		switch next {
-		case "approve", "deny", "resolve", "answer":
+		case "approve", "deny", "resolve", "answer", "watch":
 			return "resolves an approval"
+		case "url":
+			return "signs a browser in to the approvals page, which answers as the person"
 		case "cancel":
 			return "withdraws an approval"
 		}

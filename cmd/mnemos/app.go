@@ -148,6 +148,10 @@ type app struct {
 	// and can only show the state or make things stricter: a policy file
 	// that does not load is then a warning (see policies).
 	tolerant string
+	// located are the paths a.paths found, once a process; settled is
+	// what moving the secrets into their directory did.
+	located *gate.Paths
+	settled gate.Settled
 }
 
 // exitError carries an exit code and, optionally, a message and hint.
@@ -357,11 +361,27 @@ func (a *app) userHome() string {
 	return ""
 }
 
+// paths finds mnemos's directories, once a process, and makes sure its
+// secrets live in their directory (gate.Settle): an older layout is moved
+// there the first time, or, while an older mnemos serve holds it, used as
+// it is with a warning.
 func (a *app) paths() (gate.Paths, error) {
+	if a.located != nil {
+		return *a.located, nil
+	}
 	p, err := gate.Locate(a.cli.Home, a.getenv, a.userHome())
 	if err != nil {
 		return p, &exitError{code: exitConfig, msg: err.Error(), hint: "set MNEMOS_HOME or HOME"}
 	}
+	p, a.settled, err = gate.Settle(p)
+	if err != nil {
+		return p, &exitError{code: exitConfig, msg: "mnemos's secrets: " + err.Error(),
+			hint: "mnemos keeps its audit key and state database in " + p.SecretsDir + " (a directory only you can read); see mnemos doctor"}
+	}
+	if a.settled.Postponed != "" {
+		fmt.Fprintf(a.io.err, "mnemos: warning: %s\n", a.settled.Postponed)
+	}
+	a.located = &p
 	return p, nil
 }
 
@@ -503,7 +523,7 @@ func (a *app) gate() (*gate.Gate, error) {
 	a.g = gate.New(gate.Config{
 		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self, Vars: vars,
 		Now: a.now, Rand: rand.Reader, Log: a.log,
-		Audit: recorder{audit.Open(paths.AuditFile, audit.Options{})},
+		Audit: recorder{openAudit(paths)},
 		Probe: probeSandbox, Getenv: a.getenv, Environ: a.environ,
 		JudgeThreshold: threshold, JudgeKind: kind,
 		VaglioLogFailed: func(err error) {
@@ -511,6 +531,11 @@ func (a *app) gate() (*gate.Gate, error) {
 		},
 	})
 	return a.g, nil
+}
+
+// openAudit opens the audit log with its key in the secrets directory.
+func openAudit(p gate.Paths) *audit.Log {
+	return audit.Open(p.AuditFile, audit.Options{Key: p.AuditKey})
 }
 
 // identity is the requester (or decider): flags, then environment, then

@@ -39,7 +39,7 @@ func (c *AuditTailCmd) Run(a *app) error {
 	}
 	a.tolerant = "audit tail"
 	a.notePolicy(p)
-	recs, err := audit.Open(p.AuditFile, audit.Options{}).Tail(c.N)
+	recs, err := openAudit(p).Tail(c.N)
 	if err != nil {
 		return &exitError{code: exitConfig, msg: "cannot read the audit log: " + err.Error()}
 	}
@@ -147,7 +147,7 @@ func (c *AuditVerifyCmd) Run(a *app) error {
 	}
 	a.tolerant = "audit verify"
 	a.notePolicy(p)
-	o := audit.VerifyOptions{}
+	o := audit.VerifyOptions{Key: p.AuditKey}
 	if c.Head != "" {
 		h, err := audit.ParseHead(c.Head)
 		if err != nil {
@@ -276,7 +276,7 @@ func (c *AuditHeadCmd) Run(a *app) error {
 	}
 	a.tolerant = "audit head"
 	a.notePolicy(p)
-	rep, err := audit.Verify(p.AuditFile, "")
+	rep, err := audit.VerifyWith(p.AuditFile, audit.VerifyOptions{Key: p.AuditKey})
 	if err != nil {
 		return verifyError(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -32,27 +31,23 @@ type fleetPage struct {
 }
 
 // serve starts mnemos serve on h (a loopback port of its own) and signs
-// a browser in with the address it prints.
+// a browser in with a link from its socket, as `mnemos approvals url`
+// does (serve prints none: its stdout is no terminal).
 func (h *fleetHost) serve(t *testing.T) *fleetPage {
 	t.Helper()
 	cmd := h.command("serve", "--addr", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &fleetPage{t: t, cmd: cmd, log: &lockedBuffer{}, done: make(chan error, 1)}
-	cmd.Stderr = p.log
+	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { p.done <- cmd.Wait() }()
 	t.Cleanup(func() { p.stop() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("serve printed no address: %v\n%s", err, p.log.String())
+	link := signInLink(h.mnemosHome())
+	if link == "" {
+		t.Fatalf("serve gave no sign-in link:\n%s", p.log.String())
 	}
-	go io.Copy(io.Discard, stdout)
-	u, err := url.Parse(strings.TrimSpace(line))
+	u, err := url.Parse(link)
 	if err != nil {
 		t.Fatal(err)
 	}

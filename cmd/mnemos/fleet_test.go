@@ -88,6 +88,9 @@ func newFleet(t *testing.T, srv *pgtest.Server, n int) ([]*fleetHost, string) {
 	return hosts, dsn
 }
 
+// mnemosHome is the host's MNEMOS_HOME.
+func (h *fleetHost) mnemosHome() string { return filepath.Join(h.home, ".mnemos") }
+
 func (h *fleetHost) command(args ...string) *exec.Cmd {
 	cmd := exec.Command(h.exe, args...)
 	cmd.Dir, cmd.Env = h.ws, h.env
@@ -108,14 +111,14 @@ func (h *fleetHost) run(t *testing.T, args ...string) (int, string) {
 }
 
 func (h *fleetHost) log() *audit.Log {
-	return audit.Open(filepath.Join(h.home, ".mnemos", "audit.jsonl"), audit.Options{})
+	return audit.Open(filepath.Join(h.mnemosHome(), "audit.jsonl"), audit.Options{Key: filepath.Join(h.mnemosHome(), "secrets", "audit.key")})
 }
 
 // localLines is how many lines the host's audit log holds, after
 // checking its chain, MACs and anchor.
 func (h *fleetHost) localLines(t *testing.T) int {
 	t.Helper()
-	rep, err := audit.Verify(filepath.Join(h.home, ".mnemos", "audit.jsonl"), "")
+	rep, err := audit.VerifyWith(filepath.Join(h.mnemosHome(), "audit.jsonl"), audit.VerifyOptions{Key: filepath.Join(h.mnemosHome(), "secrets", "audit.key")})
 	if err != nil || !rep.OK {
 		t.Fatalf("%s: local log: %+v %v", h.id, rep, err)
 	}

@@ -612,7 +612,8 @@ func (a *app) selfChecks() []doctorCheck {
 		out = append(out, doctorCheck{Name: "state", OK: true, Detail: st.Path()})
 	}
 	paths := g.Config().Paths
-	if rep, err := verifyAudit(paths.AuditFile); err != nil {
+	out = append(out, a.secretsChecks(paths, p)...)
+	if rep, err := verifyAudit(paths.AuditFile, paths.AuditKey); err != nil {
 		out = append(out, doctorCheck{Name: "audit", Detail: err.Error(), Hint: "see mnemos audit verify"})
 	} else {
 		out = append(out, doctorCheck{Name: "audit", OK: true, Detail: rep})
@@ -628,6 +629,68 @@ func (a *app) selfChecks() []doctorCheck {
 		}
 		out = append(out, doctorCheck{Name: "sandbox", Detail: fmt.Sprintf("keeps %d of its 7 promises; %s do not hold (%s)", 7-len(missing), strings.Join(keys, ", "), missing[0].Why),
 			Hint: "mnemos sandbox status says what restores them; meanwhile hooks decide as for commands run outside the sandbox"})
+	}
+	return out
+}
+
+// secretsChecks: mnemos's secrets are in their directory, only the user
+// can read it, nothing an older mnemos left is taken for them, and the
+// channels' credential files are as private.
+func (a *app) secretsChecks(paths gate.Paths, pol *policy.Policy) []doctorCheck {
+	var out []doctorCheck
+	switch {
+	case a.settled.Postponed != "":
+		out = append(out, doctorCheck{Name: "secrets", Detail: "still in the state directory: " + a.settled.Postponed,
+			Hint: "stop the older mnemos serve, then run any mnemos command: the secrets move into " + paths.SecretsDir})
+	default:
+		detail := paths.SecretsDir + " (only you can read it): the audit key, the state database, the hook tickets; the approvals page's sign-in lives in mnemos serve's memory only"
+		if fi, err := os.Stat(paths.SecretsDir); err != nil {
+			detail = paths.SecretsDir + " (made, mode 0700, when mnemos first writes a secret)"
+		} else if fi.Mode().Perm()&0o077 != 0 {
+			out = append(out, doctorCheck{Name: "secrets", Detail: fmt.Sprintf("%s is open to others (mode %04o)", paths.SecretsDir, fi.Mode().Perm()),
+				Hint: "chmod 700 " + shellQuote([]string{paths.SecretsDir})})
+			break
+		}
+		out = append(out, doctorCheck{Name: "secrets", OK: true, Detail: detail})
+	}
+	for _, f := range a.settled.Stale {
+		out = append(out, doctorCheck{Name: "secrets", Detail: f + " was written by an older mnemos after its secrets moved; it is not used",
+			Hint: "look at it, then remove it: mnemos reads " + paths.SecretsDir + " only"})
+	}
+	for _, f := range channelSecretFiles(pol, a.userHome()) {
+		fi, err := os.Stat(f)
+		if err != nil {
+			continue
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			out = append(out, doctorCheck{Name: "secrets", Detail: fmt.Sprintf("%s, a channel's credential, is readable by others (mode %04o)", f, fi.Mode().Perm()),
+				Hint: "chmod 600 " + shellQuote([]string{f})})
+		}
+	}
+	return out
+}
+
+// channelSecretFiles are the credential files the policy names: the
+// channels' tokens, passwords and signing keys, and a shared state's
+// connection string.
+func channelSecretFiles(pol *policy.Policy, home string) []string {
+	if pol == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range pol.Channels {
+		if c.SecretFile != "" {
+			out = append(out, c.SecretFile)
+		}
+		if c.Telegram != nil && c.Telegram.TokenFile != "" {
+			out = append(out, c.Telegram.TokenFile)
+		}
+		if c.Email != nil && c.Email.PasswordFile != "" {
+			out = append(out, c.Email.PasswordFile)
+		}
+	}
+	if pg := pol.State.Postgres; pg != nil && pg.DSNFile != "" {
+		out = append(out, pg.DSNPath(home))
 	}
 	return out
 }
@@ -732,8 +795,8 @@ func (a *app) probe(agent *hook.Agent, w hook.Wiring) doctorCheck {
 }
 
 // verifyAudit checks the audit log's chain, as mnemos audit verify does.
-func verifyAudit(path string) (string, error) {
-	rep, err := audit.VerifyWith(path, audit.VerifyOptions{})
+func verifyAudit(path, key string) (string, error) {
+	rep, err := audit.VerifyWith(path, audit.VerifyOptions{Key: key})
 	if err != nil {
 		return "", err
 	}

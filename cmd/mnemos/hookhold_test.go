@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/mnemos-dev/mnemos/serve"
 )
 
 // holdingHook starts `mnemos hook claude-code --hold 60s` for a Bash
@@ -49,10 +47,7 @@ func (w *watchEnv) holdingHook(command string) (done chan struct{}, out, errw *l
 func TestHookHoldAnsweredOnPage(t *testing.T) {
 	w := newWatchEnv(t)
 	served, serveErr := w.background("--channel", "claude-code", "serve", "--addr", "127.0.0.1:0", "--no-print-url")
-	var page string
-	for deadline := time.Now().Add(15 * time.Second); page == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		page, _ = serve.URL(w.env["MNEMOS_HOME"])
-	}
+	page := signInLink(w.env["MNEMOS_HOME"])
 	if page == "" {
 		t.Fatalf("serve did not start: %s", serveErr.String())
 	}

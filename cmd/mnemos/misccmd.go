@@ -18,8 +18,9 @@ type InitCmd struct {
 	Force bool `help:"Overwrite an existing policy file."`
 }
 
-// Run writes the commented default policy to the config directory and
-// makes the audit log's key in the state directory, unless it exists.
+// Run writes the commented default policy to the config directory, makes
+// the secrets directory (0700) and the audit log's key in it, unless they
+// exist.
 func (c *InitCmd) Run(a *app) error {
 	p, err := a.paths()
 	if err != nil {
@@ -34,7 +35,16 @@ func (c *InitCmd) Run(a *app) error {
 		return &exitError{code: exitConfig, msg: "cannot write the policy: " + err.Error()}
 	}
 	fmt.Fprintf(a.io.out, "wrote %s (level: %s)\n", p.PolicyFile, policy.Default().Level)
-	log := audit.Open(p.AuditFile, audit.Options{})
+	if _, err := os.Stat(p.SecretsDir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(p.SecretsDir, 0o700); err != nil {
+			return &exitError{code: exitConfig, msg: "cannot make the secrets directory: " + err.Error(), hint: "check that the state directory is writable"}
+		}
+		if err := os.Chmod(p.SecretsDir, 0o700); err != nil {
+			return &exitError{code: exitConfig, msg: "cannot make the secrets directory private: " + err.Error()}
+		}
+		fmt.Fprintf(a.io.out, "made %s (mnemos's secrets: the audit key, the state database; only you can read it)\n", p.SecretsDir)
+	}
+	log := openAudit(p)
 	defer log.Close()
 	created, err := log.EnsureKey(a.ctx)
 	if err != nil {

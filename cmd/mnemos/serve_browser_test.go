@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/serve"
 )
 
@@ -40,6 +41,22 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// signInLink waits up to 15 s for the mnemos serve of the state under
+// mnemosHome to listen, and returns a one-time link that signs a browser
+// in to its page, as `mnemos approvals url` gets it; "" when none came.
+func signInLink(mnemosHome string) string {
+	p, err := gate.Locate(mnemosHome, func(string) string { return "" }, "/nonexistent")
+	if err != nil {
+		return ""
+	}
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if link, _, err := serve.SignIn(context.Background(), p.ServeSocket()); err == nil {
+			return link
+		}
+	}
+	return ""
 }
 
 // chromium finds Debian's (or another) Chromium.
@@ -99,10 +116,7 @@ func TestBrowserApproveAndReject(t *testing.T) {
 			t.Error("serve did not stop")
 		}
 	})
-	var pageURL string
-	for deadline := time.Now().Add(10 * time.Second); pageURL == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		pageURL, _ = serve.URL(env["MNEMOS_HOME"])
-	}
+	pageURL := signInLink(env["MNEMOS_HOME"])
 	if pageURL == "" {
 		t.Fatalf("serve did not start: %s", serveErr.String())
 	}
@@ -117,7 +131,7 @@ func TestBrowserApproveAndReject(t *testing.T) {
 	bctx, cancelTimeout := context.WithTimeout(bctx, 90*time.Second)
 	defer cancelTimeout()
 
-	// Sign in: the token goes to a cookie and leaves the address.
+	// Sign in: the one-time code goes to a cookie and leaves the address.
 	if err := chromedp.Do(bctx, chromedp.Navigate(pageURL), chromedp.WaitVisible("h1")); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +139,7 @@ func TestBrowserApproveAndReject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(loc, "t=") || !strings.HasSuffix(loc, "/") {
+	if strings.Contains(loc, "signin=") || !strings.HasSuffix(loc, "/") {
 		t.Fatalf("after sign-in the address is %q", loc)
 	}
 

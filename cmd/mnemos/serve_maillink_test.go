@@ -30,10 +30,7 @@ func TestBrowserMailLink(t *testing.T) {
 	}
 	w := newWatchEnv(t)
 	served, serveErr := w.background("serve", "--addr", "127.0.0.1:0", "--no-print-url")
-	var pageURL string
-	for deadline := time.Now().Add(15 * time.Second); pageURL == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		pageURL, _ = serve.URL(w.env["MNEMOS_HOME"])
-	}
+	pageURL := signInLink(w.env["MNEMOS_HOME"])
 	if pageURL == "" {
 		t.Fatalf("serve did not start: %s", serveErr.String())
 	}

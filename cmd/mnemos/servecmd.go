@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
-	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/serve"
@@ -25,8 +25,7 @@ import (
 // channel retries and the expiry sweep, in one long-lived process a user.
 type ServeCmd struct {
 	Addr        string `placeholder:"HOST:PORT" help:"Loopback address to listen on (default 127.0.0.1 and a port chosen for this user; :0 picks a free one)."`
-	PrintURL    bool   `default:"true" negatable:"" help:"Print the page's address with its access token on stdout (--no-print-url under a service manager)."`
-	RotateToken bool   `help:"Make a new access token: every browser signed in must open the new address."`
+	PrintURL    bool   `default:"true" negatable:"" help:"When stdout is a terminal, print a one-time link that signs a browser in to the page (--no-print-url to leave it out); mnemos approvals url prints another."`
 	InstallUnit bool   `help:"Write a systemd user unit that runs mnemos serve, print what was written, and exit."`
 }
 
@@ -50,16 +49,20 @@ func (c *ServeCmd) Run(a *app) error {
 	}
 	log := slog.New(slog.NewTextHandler(a.io.err, &slog.HandlerOptions{Level: level}))
 	cfg := serve.Config{
-		StateDir:    paths.StateDir,
-		Addr:        c.Addr,
-		Identity:    a.identity(),
-		Resolver:    g,
-		Registry:    st,
-		Audit:       g.Config().Audit,
-		Log:         log,
-		Now:         a.now,
-		RotateToken: c.RotateToken,
-		Watch:       []string{paths.DBFile, paths.DBFile + "-wal"},
+		StateDir: paths.StateDir,
+		Socket:   paths.ServeSocket(),
+		Addr:     c.Addr,
+		Identity: a.identity(),
+		Resolver: g,
+		Registry: st,
+		Audit:    g.Config().Audit,
+		Log:      log,
+		Now:      a.now,
+		Watch:    []string{paths.DBFile, paths.DBFile + "-wal"},
+	}
+	if paths.SecretsDir == paths.StateDir {
+		// An older serve still holds the older layout: no socket there.
+		cfg.Socket = ""
 	}
 	if g.SharedState() {
 		// The requests of this identity parked on every host, learnt of
@@ -96,7 +99,7 @@ func (c *ServeCmd) Run(a *app) error {
 		cfg.Telegram = append(cfg.Telegram, bot)
 	}
 	if len(hooks) > 0 {
-		cfg.Webhooks = &serve.Retrier{Channels: hooks, Events: audit.Open(paths.AuditFile, audit.Options{}).Tail}
+		cfg.Webhooks = &serve.Retrier{Channels: hooks, Events: openAudit(paths).Tail}
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = defaultServeAddr()
@@ -115,10 +118,18 @@ func (c *ServeCmd) Run(a *app) error {
 	case err != nil:
 		return err
 	}
-	if c.PrintURL {
-		fmt.Fprintln(a.io.out, s.URL())
+	// The sign-in link goes to a person at a terminal only: under a
+	// service manager stdout is a log anyone reading it could sign in
+	// with.
+	if c.PrintURL && isTerminal(a.io.out) {
+		link, exp, err := s.SignInURL()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.io.out, link)
+		fmt.Fprintf(a.io.err, "mnemos: the link signs one browser in, once, until %s\n", exp.Local().Format(time.TimeOnly))
 	}
-	fmt.Fprintf(a.io.err, "mnemos: approvals page on http://%s/ (its address with the access token: mnemos approvals url)\n", s.Addr())
+	fmt.Fprintf(a.io.err, "mnemos: approvals page on http://%s/ (sign a browser in with the link `mnemos approvals url` prints in a terminal)\n", s.Addr())
 	ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return s.Run(ctx)
@@ -179,20 +190,31 @@ func (c *ServeCmd) installUnit(a *app) error {
 // ApprovalsURLCmd is mnemos approvals url.
 type ApprovalsURLCmd struct{}
 
-// Run prints the running page's address with its access token.
+// Run asks the running serve, over its socket, for a one-time link that
+// signs a browser in to the page, and prints it to the terminal. Nothing
+// else gets it: not a pipe, not a file, not a program reading stdout.
 func (c *ApprovalsURLCmd) Run(a *app) error {
 	paths, err := a.paths()
 	if err != nil {
 		return err
 	}
-	u, err := serve.URL(paths.StateDir)
-	if errors.Is(err, serve.ErrNotRunning) {
+	if !isTerminal(a.io.out) {
+		return &exitError{code: exitFailure, msg: "the approvals page's sign-in link is printed to a terminal only, and stdout is not one",
+			hint: "run `mnemos approvals url` in a terminal, not through a pipe or a program, and open the link it prints (once, within 2 minutes)"}
+	}
+	link, exp, err := serve.SignIn(a.ctx, paths.ServeSocket())
+	switch {
+	case errors.Is(err, serve.ErrNotRunning):
+		if info, ok := serve.Running(paths.StateDir); ok {
+			return &exitError{code: exitFailure, msg: fmt.Sprintf("mnemos serve (pid %d) hands out no sign-in link: it is an older mnemos", info.PID),
+				hint: "stop it and start `mnemos serve` again"}
+		}
 		return &exitError{code: exitFailure, msg: err.Error(), hint: "start it with `mnemos serve` (or install it as a user service: `mnemos serve --install-unit`)"}
+	case err != nil:
+		return &exitError{code: exitFailure, msg: err.Error()}
 	}
-	if err != nil {
-		return &exitError{code: exitConfig, msg: err.Error()}
-	}
-	fmt.Fprintln(a.io.out, u)
+	fmt.Fprintln(a.io.out, link)
+	fmt.Fprintf(a.io.err, "mnemos: the link signs one browser in, once, until %s\n", exp.Local().Format(time.TimeOnly))
 	return nil
 }
 

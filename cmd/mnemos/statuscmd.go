@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -35,7 +36,9 @@ type statusReport struct {
 	Policies []statusPolicy `json:"policies"`
 	// Unsafe are the files mnemos refuses to trust (owner or mode):
 	// every decision refuses until they are fixed.
-	Unsafe   []string      `json:"unsafe"`
+	Unsafe []string `json:"unsafe"`
+	// Secrets is where mnemos keeps its credentials.
+	Secrets  statusSecrets `json:"secrets"`
 	Sandbox  statusSandbox `json:"sandbox"`
 	Agents   []statusAgent `json:"agents"`
 	Pending  statusPending `json:"pending"`
@@ -60,6 +63,16 @@ type statusPolicy struct {
 	// default applies), "broken" or "not trusted".
 	State string `json:"state"`
 	Error string `json:"error,omitempty"`
+}
+
+type statusSecrets struct {
+	Dir string `json:"dir"`
+	// Postponed says why an older layout is still in use.
+	Postponed string `json:"postponed,omitempty"`
+	// Moved and Removed are what this run moved or removed there.
+	Moved   []string `json:"moved,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Stale   []string `json:"stale,omitempty"`
 }
 
 type statusSandbox struct {
@@ -136,12 +149,14 @@ func (c *StatusCmd) Run(a *app) error {
 	cwd, _ := os.Getwd()
 
 	pol := a.statusPolicies(&rep, paths, cwd, id)
+	rep.Secrets = statusSecrets{Dir: paths.SecretsDir, Postponed: a.settled.Postponed,
+		Moved: a.settled.Moved, Removed: a.settled.Removed, Stale: a.settled.Stale}
 	rep.Sandbox = statusSandboxOf()
 	if err := a.statusAgents(&rep, pol, id, exe); err != nil {
 		return err
 	}
 	a.statusState(&rep, paths)
-	rep.Denials, err = statusDenialsOf(paths.AuditFile)
+	rep.Denials, err = statusDenialsOf(paths.AuditFile, paths.AuditKey)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, "cannot read the audit log: "+err.Error())
 	}
@@ -359,9 +374,9 @@ func (a *app) statusState(rep *statusReport, paths gate.Paths) {
 // statusDenialsOf returns the newest denials among the last events of
 // the audit log, newest first. It reads the log's tail, unverified (mnemos
 // audit verify checks the chain).
-func statusDenialsOf(file string) ([]statusEvent, error) {
+func statusDenialsOf(file, key string) ([]statusEvent, error) {
 	out := []statusEvent{}
-	recs, err := audit.Open(file, audit.Options{}).Tail(statusTail)
+	recs, err := audit.Open(file, audit.Options{Key: key}).Tail(statusTail)
 	if err != nil {
 		return out, err
 	}
@@ -428,6 +443,17 @@ func printStatus(w io.Writer, rep statusReport) {
 	for _, u := range rep.Unsafe {
 		line("", "UNSAFE %s", oneLine(u))
 	}
+	if rep.Secrets.Postponed != "" {
+		line("secrets", "STILL IN THE STATE DIRECTORY: %s", oneLine(rep.Secrets.Postponed))
+	} else {
+		line("secrets", "%s (only you can read it; the page's sign-in is in mnemos serve's memory only)", oneLine(rep.Secrets.Dir))
+	}
+	if len(rep.Secrets.Moved) > 0 {
+		line("", "moved here now from the state directory: %s", oneLine(strings.Join(baseNames(rep.Secrets.Moved), ", ")))
+	}
+	for _, f := range rep.Secrets.Stale {
+		line("", "STALE %s: written by an older mnemos after the move, not used (look at it, then remove it)", oneLine(f))
+	}
 	if len(rep.Sandbox.Missing) == 0 {
 		line("sandbox", "keeps %d of %d promises", rep.Sandbox.Held, rep.Sandbox.Promises)
 	} else {
@@ -472,6 +498,15 @@ func printStatus(w io.Writer, rep statusReport) {
 	for _, warn := range rep.Warnings {
 		line("warning", "%s", cut(warn, 160))
 	}
+}
+
+// baseNames are the last elements of paths.
+func baseNames(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return out
 }
 
 // printStatusAgents prints the agents' lines.

@@ -77,7 +77,7 @@ func TestStatusDenials(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := statusDenialsOf(file)
+	got, err := statusDenialsOf(file, "")
 	if err != nil || len(got) != 0 {
 		t.Fatalf("no log: %v, %v", got, err)
 	}
@@ -87,7 +87,7 @@ func TestStatusDenials(t *testing.T) {
 	for i := range 6 {
 		add("policy.decision", "deny", "cat", strings.Repeat("x", i+1))
 	}
-	got, err = statusDenialsOf(file)
+	got, err = statusDenialsOf(file, "")
 	if err != nil {
 		t.Fatal(err)
 	}
