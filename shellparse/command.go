@@ -100,6 +100,22 @@ type Command struct {
 	// mapfile, for loops, ${!name} and name references. Sorted, without
 	// duplicates; nil when there are none.
 	EnvRefs []string `json:"env_refs,omitempty"`
+	// Stdin says where the command's standard input comes from when the
+	// script gives it one: "text" (a here-document, a here-string, or a
+	// pipe from an echo or printf of words the script spells out, all
+	// known whatever their value), "pipe" (the output of the command
+	// before it in a pipeline, which may pass on what is typed at a
+	// terminal: cat | python3), or "file" (a < redirect, its own or a
+	// compound command's around it, whose target is among Redirects).
+	// "" when it reads the input the script was given, which may be a
+	// terminal.
+	Stdin string `json:"stdin,omitempty"`
+	// StdoutPiped is true when the command's standard output goes into
+	// a pipe the script makes: it, or a compound command around it,
+	// stands before the last command of a pipeline (cmd | other), or it
+	// runs in a command substitution, whose output the shell reads. Its
+	// redirects (Redirects) may still send it elsewhere.
+	StdoutPiped bool `json:"stdout_piped,omitempty"`
 }
 
 // Name returns the base name of the program ("rm" for "/usr/bin/rm"), or ""

@@ -187,6 +187,10 @@ type walker struct {
 	locals   []map[string]value
 	pipeIn   *stdinBody
 	inStdin  *stdinBody // input of the enclosing compound command
+	// pipeOut is true while walking what writes into a pipe: a command
+	// of a pipeline other than the last, or a command substitution
+	// (Command.StdoutPiped).
+	pipeOut  bool
 	markers  []string
 	markerOf map[string]string
 	srcCache map[syntax.Node]string

@@ -30,6 +30,8 @@ type invocation struct {
 	// refs are the inherited variables whose values flow into args and
 	// redirs (Command.EnvRefs).
 	refs []string
+	// pipeOut: its standard output goes into a pipe (Command.StdoutPiped).
+	pipeOut bool
 }
 
 // peel records args[:n] as a wrapper and continues with args[n:].
@@ -47,6 +49,8 @@ func (inv *invocation) sub(args []field, wr Wrapper) *invocation {
 		args:   args,
 		wraps:  append(slices.Clone(inv.wraps), wr),
 		refs:   inv.refs,
+		// The command it runs writes where it writes (find -exec, xargs).
+		pipeOut: inv.pipeOut,
 	}
 }
 
@@ -106,7 +110,7 @@ func (w *walker) call(st *state, c *syntax.CallExpr, rs []*syntax.Redirect) {
 		}
 		return
 	}
-	w.run(&invocation{st: st, callSt: callSt, args: args, assigns: assigns, redirs: redirs, stdin: stdin, shell: true, refs: refs})
+	w.run(&invocation{st: st, callSt: callSt, args: args, assigns: assigns, redirs: redirs, stdin: stdin, shell: true, refs: refs, pipeOut: w.pipeOut})
 }
 
 // assignment evaluates NAME=value; it returns the text of the word, the
@@ -321,14 +325,15 @@ func (w *walker) run(inv *invocation) {
 // emitInv emits the invocation as it stands.
 func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 	c := Command{
-		Argv:      w.wordsOf(inv.args),
-		Assigns:   withExported(inv.assigns, inv.callSt),
-		Redirects: inv.redirs,
-		Wrappers:  slices.Clone(inv.wraps),
-		Dynamic:   dynamic,
-		EnvRefs:   inv.refs,
-
+		Argv:        w.wordsOf(inv.args),
+		Assigns:     withExported(inv.assigns, inv.callSt),
+		Redirects:   inv.redirs,
+		Wrappers:    slices.Clone(inv.wraps),
+		Dynamic:     dynamic,
+		EnvRefs:     inv.refs,
 		RunTimeArgs: inv.runTimeArgs,
+		Stdin:       inv.stdin.source(),
+		StdoutPiped: inv.pipeOut,
 	}
 	if dotGlobs(inv) {
 		notes = append(slices.Clip(notes), "GLOBIGNORE or a shell option set here may let a glob match dot files (.env, .ssh)")
@@ -425,7 +430,7 @@ func (w *walker) runEnvCommands(inv *invocation, assigns []string) {
 			continue
 		}
 		wr := Wrapper{Name: name + "=", Argv: fieldValues(inv.args)}
-		sub := &invocation{st: inv.st, callSt: inv.st, args: []field{lit("sh"), lit("-c"), lit(val)}, wraps: append(slices.Clone(inv.wraps), wr)}
+		sub := &invocation{st: inv.st, callSt: inv.st, args: []field{lit("sh"), lit("-c"), lit(val)}, wraps: append(slices.Clone(inv.wraps), wr), pipeOut: inv.pipeOut}
 		n := w.pushCtx(name + "=")
 		w.run(sub)
 		w.popCtx(n)

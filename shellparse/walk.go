@@ -173,6 +173,7 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 	// ops[i] joins items[i] and items[i+1].
 	if pipe {
 		var last *state
+		out := w.pipeOut
 		for i, s := range items {
 			n := w.pushCtx("|")
 			sub := st.clone()
@@ -180,11 +181,15 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd) {
 				prev := items[i-1]
 				w.pipeIn = &stdinBody{lazy: w, lazySt: st, lazyPrev: prev}
 			}
+			// All but the last write into the pipe; the last writes
+			// where the pipeline does.
+			w.pipeOut = out || i < len(items)-1
 			w.stmt(sub, s)
 			w.pipeIn = nil
 			w.popCtx(n)
 			last = sub
 		}
+		w.pipeOut = out
 		*st = mergeState(st, last)
 		return
 	}
@@ -486,12 +491,15 @@ func (w *walker) walkParts(st *state, parts []syntax.WordPart) {
 
 func (w *walker) subst(st *state, ctx string, stmts []*syntax.Stmt) {
 	n := w.pushCtx(ctx)
-	savedR, savedP, savedI, savedRefs := w.redirs, w.pipeIn, w.inStdin, w.redirRefs
+	savedR, savedP, savedI, savedRefs, savedO := w.redirs, w.pipeIn, w.inStdin, w.redirRefs, w.pipeOut
 	w.redirs, w.pipeIn, w.inStdin, w.redirRefs = nil, nil, nil, nil
+	// The shell reads what $(…) and <(…) print; >(…) prints where the
+	// script does.
+	w.pipeOut = ctx != ">(…)"
 	w.enter()
 	w.stmts(st.clone(), stmts)
 	w.leave()
-	w.redirs, w.pipeIn, w.inStdin, w.redirRefs = savedR, savedP, savedI, savedRefs
+	w.redirs, w.pipeIn, w.inStdin, w.redirRefs, w.pipeOut = savedR, savedP, savedI, savedRefs, savedO
 	w.popCtx(n)
 }
 
@@ -1021,6 +1029,22 @@ type stdinBody struct {
 	lazy     *walker
 	lazySt   *state
 	lazyPrev *syntax.Stmt
+}
+
+// source is where the input comes from, for Command.Stdin: "text",
+// "pipe" or "file", or "" when the script does not set it.
+func (s *stdinBody) source() string {
+	switch {
+	case s == nil:
+		return ""
+	case s.kind == "file":
+		return "file"
+	case s.lazy != nil && s.get() == nil:
+		// The output of a command other than echo, printf or cat of a
+		// here-document: whatever it passes on.
+		return "pipe"
+	}
+	return "text"
 }
 
 // get resolves a lazy body.
