@@ -34,6 +34,9 @@ type toolSpec struct {
 	// proj are the subcommands of a program that otherwise runs any code
 	// that only work on the project (catalog flag projsub=A,B).
 	proj []string
+	// terminal says how the program reads commands from its terminal
+	// (catalog flag terminal=pager or terminal=input; terminal.go).
+	terminal termKind
 	// gram is how the program reads its options (nil when the catalog
 	// records none); subs, for git, is each subcommand's.
 	gram *grammar
@@ -153,6 +156,10 @@ func parseCatalogLazy(src string) (map[string]toolSpec, error) {
 				if slices.Contains(s.proj, "") {
 					return nil, fmt.Errorf("catalog.txt:%d: empty subcommand in %q", i+1, flag)
 				}
+			case flag == "terminal=pager":
+				s.terminal = termPager
+			case flag == "terminal=input":
+				s.terminal = termInput
 			case strings.HasPrefix(flag, "verb="):
 				s.verb = strings.ReplaceAll(strings.TrimPrefix(flag, "verb="), "_", " ")
 			case strings.HasPrefix(flag, "out:-"):

@@ -65,6 +65,11 @@ type Place struct {
 	// configuration and caches (PackageNeeds says which): the registries
 	// an install reaches, whether a build's dependencies are in the cache.
 	Packages *Packages
+	// TerminalEnv is true when the commands run with the environment
+	// mnemos run gives them (TerminalEnv: less in its secure mode, git's
+	// and man's pagers off) and the script keeps it (TerminalEnvKept):
+	// a pager that reads commands from the terminal then runs none.
+	TerminalEnv bool
 }
 
 // toolKind says how a program's arguments map to accesses.
@@ -484,6 +489,9 @@ func classifyArgv(cmd shellparse.Command, pl Place) (c Classification) {
 		// And what it installs for later (installs.go).
 		c.addInstalls(cmd, pl)
 	}
+	// A pager, REPL or editor that may read commands from a terminal
+	// (terminal.go).
+	c.readsTerminal(cmd, pl, name, spec)
 	c.finish(cmd, pl)
 	return c
 }

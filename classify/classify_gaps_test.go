@@ -8,14 +8,23 @@ import (
 )
 
 // classifyFirst parses src in /w (home /home/u) and classifies its first
-// command, whatever its program is written as.
+// command, whatever its program is written as, as mnemos run runs it
+// (runPlace).
 func classifyFirst(t *testing.T, src string) Classification {
 	t.Helper()
 	s, err := shellparse.ParseScript(src, shellparse.Env{Home: "/home/u", Cwd: "/w"})
 	if err != nil || len(s.Commands) == 0 {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return Classify(s.Commands[0], PlaceOf(s, "/w", "/home/u"))
+	return Classify(s.Commands[0], runPlace(s, "/w", "/home/u"))
+}
+
+// runPlace is PlaceOf for a script that mnemos run runs: with
+// TerminalEnv, unless the script takes it away.
+func runPlace(s *shellparse.Script, cwd, home string) Place {
+	pl := PlaceOf(s, cwd, home)
+	pl.TerminalEnv = TerminalEnvKept(s.Commands)
+	return pl
 }
 
 // TestSecurityClassifyToolOptions: an option of a reading tool that
@@ -39,8 +48,10 @@ func TestSecurityClassifyToolOptions(t *testing.T) {
 		{"LESS='-o log.txt' less README.md", "code:exec less README.md; fs:read /w/README.md"},
 		{"LESSKEYIN=k less README.md", "code:exec less README.md; fs:read /w/README.md"},
 		{"view -S x.vim README.md", "code:exec view -S x.vim README.md; fs:read /w/README.md"},
-		{"view -u NONE README.md", "fs:read /w/README.md"},
-		{"view -w keys.log README.md", "fs:write /w/keys.log; fs:read /w/README.md"},
+		// view is vim: it runs what is typed at it (terminal.go).
+		{"view -u NONE README.md", "fs:read /w/README.md; code:exec view -u NONE README.md"},
+		{"view -w keys.log README.md", "fs:write /w/keys.log; fs:read /w/README.md; code:exec view -w keys.log README.md"},
+		{"view -u NONE README.md < /dev/null", "fs:read /w/README.md"},
 		{"man ~/.npmrc", "parse:local; fs:read /home/u/.npmrc"},
 		{"man -l page.1", "parse:local; fs:read /w/page.1"},
 		{"man -C man.conf ls", "parse:local; code:exec man -C man.conf ls"},

@@ -42,7 +42,7 @@ func TestCatalog(t *testing.T) {
 }
 
 // classifyScript parses src in /w (home /home/u) and classifies the
-// command named by its first word.
+// command named by its first word, as mnemos run runs it (runPlace).
 func classifyScript(t *testing.T, src string) Classification {
 	t.Helper()
 	s, err := shellparse.ParseScript(src, shellparse.Env{Home: "/home/u", Cwd: "/w"})
@@ -52,7 +52,7 @@ func classifyScript(t *testing.T, src string) Classification {
 	prog := strings.Fields(src)[0]
 	for _, c := range s.Commands {
 		if c.Name() == prog || c.HasWrapper(prog) {
-			return Classify(c, PlaceOf(s, "/w", "/home/u"))
+			return Classify(c, runPlace(s, "/w", "/home/u"))
 		}
 	}
 	t.Fatalf("%s: no %s command in %+v", src, prog, s.Commands)

@@ -249,5 +249,5 @@ func lastCommand(t *testing.T, src string) Classification {
 			break
 		}
 	}
-	return Classify(c, Place{Dirs: []string{"/w"}, Home: "/home/u", Workspace: "/w"})
+	return Classify(c, Place{Dirs: []string{"/w"}, Home: "/home/u", Workspace: "/w", TerminalEnv: TerminalEnvKept(s.Commands)})
 }

@@ -413,6 +413,10 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	}
 	place := classify.PlaceOf(script, req.Cwd, g.cfg.UserHome)
 	place.Workspace = ws
+	// mnemos run starts the command with the programs' secure modes
+	// (classify.TerminalEnv): less refuses its shell commands, git and
+	// man page through cat. A command run elsewhere has what it has.
+	place.TerminalEnv = !req.Unsandboxed && classify.TerminalEnvKept(script.Commands)
 	if g.cfg.Environ != nil {
 		// The directories on the PATH the command runs with, which the
 		// sandbox keeps read-only too (Run's sandbox.Options.PathDirs).

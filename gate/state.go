@@ -12,6 +12,7 @@ import (
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/approvals/pgstore"
 	"github.com/mnemos-dev/mnemos/audit"
+	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -118,13 +119,17 @@ func ReadDSN(pg policy.PostgresState, home string, getenv func(string) string) (
 }
 
 // childEnviron is the environment a gated command runs with: mnemos's
-// own, less the variable that holds the state's connection string.
+// own, less the variable that holds the state's connection string, with
+// the secure modes of the programs that would run what is typed at them
+// (classify.TerminalEnv), which the decision counts on
+// (Place.TerminalEnv).
 func (g *Gate) childEnviron(env []string) []string {
+	env = classify.TerminalEnv(env)
 	pg := g.cfg.Policy.State.Postgres
 	if pg == nil || pg.DSNEnv == "" {
 		return env
 	}
-	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+	return slices.DeleteFunc(env, func(kv string) bool {
 		return strings.HasPrefix(kv, pg.DSNEnv+"=")
 	})
 }

@@ -292,7 +292,13 @@ func combine(in *Input, cl *classify.Classification, rule *Rule, layer Layer, sh
 	if cell == Allowed {
 		return Allow, ByTable, "level " + in.Level.String() + " allows " + capList(cl)
 	}
-	return Ask, ByTable, "level " + in.Level.String() + " needs approval for " + approvalCaps(in.Level, cl)
+	why := "level " + in.Level.String() + " needs approval for " + approvalCaps(in.Level, cl)
+	if cl.Floor == classify.Ask && cl.FloorReason != "" {
+		// The command would ask whatever the table said: say why, for
+		// the card (reads commands from its terminal: ...).
+		why += "; " + cl.FloorReason
+	}
+	return Ask, ByTable, why
 }
 
 // cover reports whether grants cover every access that needs approval: the

@@ -115,8 +115,10 @@ func words(ws ...string) []shellparse.Word {
 
 func cmd(ws ...string) shellparse.Command { return shellparse.Command{Argv: words(ws...)} }
 
+// input is the command as mnemos run decides it: in /w, with the
+// programs' secure modes on (classify.TerminalEnv).
 func input(c shellparse.Command, l Level) Input {
-	return Input{Command: c, Level: l, Workspace: "/w", Place: classify.Place{Dirs: []string{"/w"}, Home: "/home/u"},
+	return Input{Command: c, Level: l, Workspace: "/w", Place: classify.Place{Dirs: []string{"/w"}, Home: "/home/u", TerminalEnv: true},
 		Channel: "telegram", Sender: "roberto", Now: time.Unix(1e9, 0)}
 }
 

@@ -79,6 +79,9 @@ func (p *Policy) EvaluateRequest(ctx context.Context, req Request, grants GrantC
 	}
 	pl := classify.PlaceOf(script, req.Cwd, req.Home)
 	pl.Workspace = ws
+	// Under mnemos run, the programs that read commands from a terminal
+	// start in their secure modes (classify.TerminalEnv).
+	pl.TerminalEnv = req.Sandbox != Unsandboxed && classify.TerminalEnvKept(script.Commands)
 	writable := req.Writable
 	if writable == nil {
 		writable = []string{ws, "/tmp"}
@@ -206,6 +209,8 @@ func exampleMatches(r *Rule, ex Example, def exampleDefaults) (bool, error) {
 	}
 	pl := classify.PlaceOf(script, cwd, ExampleHome)
 	pl.Workspace = ws
+	// An example is judged as mnemos run runs it.
+	pl.TerminalEnv = classify.TerminalEnvKept(script.Commands)
 	for _, c := range script.Commands {
 		in := Input{Command: c, Place: pl, Workspace: ws, Level: level, Channel: ch, Sender: snd, Cwd: cwd, Reason: ex.Reason, costs: def.costs}
 		in.Command, _ = classify.ExpandOptions(c)

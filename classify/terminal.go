@@ -1,0 +1,483 @@
+package classify
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/mnemos-dev/mnemos/shellparse"
+)
+
+// Programs that read commands from their terminal.
+//
+// A pager, an editor, a REPL with no script, a database client, a debugger,
+// ftp or a terminal multiplexer runs what is typed at it, shell commands
+// included (less's !, vim's :!, psql's \!, gdb's shell). An agent that can
+// type into a running program (Codex's write_stdin, tmux send-keys) then
+// runs commands no decision sees: its hook is not called for what it
+// types. So such a program is judged as a shell whose commands are not
+// known: code:exec, asking at every level, unless it cannot read what is
+// typed (its output, or its input, goes elsewhere than a terminal), it is
+// given what to run (a script, -c, --batch), or it runs in its own secure
+// mode, which mnemos run sets (TerminalEnv) and the decision knows of
+// (Place.TerminalEnv).
+
+// termKind says how a program reads commands from its terminal (catalog
+// flag terminal=).
+type termKind uint8
+
+const (
+	termNone termKind = iota
+	// termPager reads keys from the terminal (/dev/tty) while its output
+	// is one, whatever its input: less, more, man, info.
+	termPager
+	// termInput reads what it runs from standard input when that is a
+	// terminal: REPLs, editors, clients, debuggers, multiplexers.
+	termInput
+)
+
+// TerminalEnv returns env as mnemos run gives it to a gated command: less
+// in its secure mode (LESSSECURE=1: no !, |, v, s, :e, -o, -k, LESSOPEN;
+// LESSSECURE_ALLOW, which lifts parts of it, removed), and every pager
+// variable (PAGER, GIT_PAGER, MANPAGER and any other *PAGER) set to cat,
+// so that git, man and the programs that page through $PAGER show their
+// output without a pager to type commands at. The decision takes a
+// command to run so when Place.TerminalEnv says it does.
+func TerminalEnv(env []string) []string {
+	out := make([]string, 0, len(env)+6)
+	set := map[string]bool{}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "LESSSECURE" || name == "LESSSECURE_ALLOW":
+			continue
+		case strings.HasSuffix(name, "PAGER"):
+			kv = name + "=cat"
+			set[name] = true
+		}
+		out = append(out, kv)
+	}
+	for _, name := range terminalPagerVars() {
+		if !set[name] {
+			out = append(out, name+"=cat")
+		}
+	}
+	return append(out, "LESSSECURE=1")
+}
+
+// terminalPagerVars are the pager variables TerminalEnv sets even when the
+// environment does not: those git, man, systemd's tools and gh read, and
+// the PAGER the others fall back to.
+func terminalPagerVars() []string {
+	return []string{"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "GH_PAGER"}
+}
+
+// terminalVars are the variables TerminalEnv decides.
+func terminalVar(name string) bool {
+	return name == "LESSSECURE" || name == "LESSSECURE_ALLOW" || strings.HasSuffix(name, "PAGER")
+}
+
+// TerminalEnvKept reports whether a script leaves alone what TerminalEnv
+// sets for the commands after it: it unsets, declares local or
+// unexports none of those variables, nor a variable whose name is not
+// known before it runs. (A variable a command is given, NAME=value cmd,
+// export NAME=..., is among that command's Assigns, judged there.)
+func TerminalEnvKept(cmds []shellparse.Command) bool {
+	for _, c := range cmds {
+		switch c.Name() {
+		case "unset", "declare", "typeset", "local", "export", "readonly":
+		default:
+			continue
+		}
+		for _, w := range c.Argv[1:] {
+			name, _, _ := strings.Cut(w.Value, "=")
+			if w.Dynamic && !strings.HasPrefix(w.Value, "-") || terminalVar(name) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readsTerminal adds what a program that reads commands from its terminal
+// does (package comment): code:exec and an ask, with the reason.
+func (c *Classification) readsTerminal(cmd shellparse.Command, pl Place, name string, spec toolSpec) {
+	args := cmd.Argv[1:]
+	why := ""
+	switch spec.terminal {
+	case termPager:
+		why = pagerReads(cmd, pl, name, spec, args)
+	case termInput:
+		why = inputReads(cmd, name, spec, args)
+	default:
+		if spec.kind == kindGit {
+			why = gitPagerReads(cmd, pl, args)
+		}
+	}
+	if why == "" {
+		return
+	}
+	c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+	if c.Verb == "read" || c.Verb == "compute" {
+		c.Verb, c.Reversibility = "run", "partial"
+	}
+	c.raise(Ask, "reads commands from its terminal: "+why+", and no decision sees what is typed there")
+}
+
+// pagerReads says why a pager may read commands from a terminal, "" when
+// it cannot: its output is not a terminal (it then copies its input, as
+// cat does), or it runs in its secure mode.
+func pagerReads(cmd shellparse.Command, pl Place, name string, spec toolSpec, args []shellparse.Word) string {
+	if !outputMayBeTerminal(cmd) {
+		return ""
+	}
+	switch name {
+	case "less", "zless", "bzless", "xzless":
+		if keepsTerminalEnv(cmd, pl, "LESSSECURE") {
+			return ""
+		}
+		return name + " runs a shell command typed after ! (mnemos run starts it in its secure mode, LESSSECURE=1)"
+	case "man":
+		if hasSwitch(args, spec, "-f", "--whatis", "-k", "--apropos", "-w", "--where", "--path", "--location",
+			"-W", "--where-cat", "--location-cat", "-c", "--catman", "-u", "--update") {
+			// These print a list or a path, through no pager.
+			return ""
+		}
+		if keepsTerminalEnv(cmd, pl, "MANPAGER") {
+			return ""
+		}
+		return "man shows the page through a pager (less), which runs a shell command typed after ! (mnemos run gives it MANPAGER=cat)"
+	case "info":
+		if hasSwitch(args, spec, "-o", "--output") {
+			return ""
+		}
+		return "info is browsed from the keyboard, and opens any file or manual typed at it"
+	case "most":
+		return name + " starts an editor when E is typed, which runs shell commands"
+	}
+	return name + " runs a shell command typed after !, or an editor when v is typed"
+}
+
+// gitPagerReads says why a git command may show its output through a
+// pager that reads commands from the terminal: a subcommand that pages
+// when its output is a terminal, unless git is told not to (--no-pager,
+// -P, GIT_PAGER=cat) or mnemos run set GIT_PAGER=cat.
+func gitPagerReads(cmd shellparse.Command, pl Place, args []shellparse.Word) string {
+	if !outputMayBeTerminal(cmd) {
+		return ""
+	}
+	sub, paginate := "", false
+	var rest []shellparse.Word
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if args[i].Dynamic {
+			return ""
+		}
+		switch {
+		case v == "--no-pager" || v == "-P":
+			return ""
+		case v == "-p" || v == "--paginate":
+			paginate = true
+			continue
+		case specOf("git").takes(v):
+			i++
+			continue
+		case strings.HasPrefix(v, "-"):
+			continue
+		}
+		sub, rest = v, args[i+1:]
+		break
+	}
+	if !paginate && !gitPages(sub, rest) {
+		return ""
+	}
+	if keepsTerminalEnv(cmd, pl, "GIT_PAGER") {
+		return ""
+	}
+	what := "git"
+	if sub != "" {
+		what += " " + sub
+	}
+	return what + " shows its output through a pager (less), which runs a shell command typed after ! (git --no-pager does not; mnemos run gives it GIT_PAGER=cat)"
+}
+
+// gitPages reports a git subcommand that shows its output through the
+// pager by default when that output is a terminal.
+func gitPages(sub string, rest []shellparse.Word) bool {
+	switch sub {
+	case "log", "show", "diff", "grep", "blame", "annotate", "shortlog", "whatchanged", "range-diff", "help":
+		return true
+	case "reflog":
+		return len(rest) == 0 || rest[0].Value == "show" || strings.HasPrefix(rest[0].Value, "-")
+	case "branch", "tag":
+		// Listing.
+		return len(rest) == 0 || onlyFlags(rest, "-a", "-r", "-v", "-vv", "--all", "--list", "-l", "--remotes", "--verbose")
+	case "stash":
+		return len(rest) > 0 && (rest[0].Value == "list" || rest[0].Value == "show")
+	case "config":
+		return hasFlag(rest, "-l", "--list", "--get-regexp")
+	}
+	return false
+}
+
+// inputReads says why a program may read what it runs from a terminal on
+// its standard input, "" when it cannot: its input comes from a file or
+// from text the script spells out, or it is given what to run.
+func inputReads(cmd shellparse.Command, name string, spec toolSpec, args []shellparse.Word) string {
+	r := inputForm(name, args)
+	if r.batch {
+		return ""
+	}
+	if !r.always && !inputMayBeTerminal(cmd) {
+		return ""
+	}
+	if r.what != "" {
+		return r.what
+	}
+	return name + " runs what is typed at it, shell commands included"
+}
+
+// inputRead is what inputForm finds of a program's command line.
+type inputRead struct {
+	// batch: it is given what to run and does not then read commands.
+	batch bool
+	// always: it reads commands from the terminal even when its standard
+	// input is elsewhere (vim - reads the text there, commands from the
+	// terminal).
+	always bool
+	what   string
+}
+
+// inputForm reads a terminal=input program's command line: whether it is
+// given what to run (a script, -c, -e, --batch), by program.
+func inputForm(name string, args []shellparse.Word) inputRead {
+	// script: a first operand is what it runs; code: options that give
+	// it what to run (their value, or a file); valued: other options
+	// that take a separate value; inter: options that make it read the
+	// terminal even so.
+	var script bool
+	var code, valued, inter []string
+	switch name {
+	case "python", "python2", "python3", "pypy3", "ipython":
+		script, code, valued, inter = true, []string{"-c", "-m"}, []string{"-W", "-X", "--check-hash-based-pycs"}, []string{"-i"}
+	case "node":
+		script, code, inter = true, []string{"-e", "--eval", "-p", "--print", "--test", "--run"}, []string{"-i", "--interactive"}
+		valued = []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--title", "--env-file", "--stack-size"}
+	case "ruby":
+		script, code, valued = true, []string{"-e"}, []string{"-I", "-r", "-C", "-E", "-F", "--encoding"}
+	case "perl":
+		script, code, valued, inter = true, []string{"-e", "-E"}, []string{"-I", "-M", "-m"}, []string{"-d", "-de", "-dE"}
+	case "php":
+		script, code, valued, inter = true, []string{"-r", "-f", "-R", "-F", "-B", "-E"}, []string{"-c", "-d", "-z"}, []string{"-a", "--interactive"}
+	case "irb":
+		// irb FILE reads FILE as what is typed, then ends.
+		script, valued = true, []string{"-I", "-r", "-E", "--prompt", "--inf-ruby-mode"}
+	case "lua", "luajit":
+		script, code, valued, inter = true, []string{"-e"}, []string{"-l"}, []string{"-i"}
+	case "julia":
+		script, code, inter = true, []string{"-e", "--eval", "-E", "--print"}, []string{"-i"}
+		valued = []string{"--project", "-J", "--sysimage", "-t", "--threads", "-p", "--procs", "-L", "--load"}
+	case "dc":
+		script, code = true, []string{"-e", "--expression", "-f", "--file"}
+	case "R":
+		code, valued = []string{"-f", "--file", "-e", "CMD"}, []string{"--encoding"}
+	case "ghci":
+		code = []string{"-e"}
+	case "sqlite3":
+		// sqlite3 [OPTIONS] [DB [SQL...]]: SQL after the database runs
+		// and exits.
+		valued = []string{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-maxsize", "-heap", "-pagecache", "-lookaside", "-escape"}
+		if len(operands(name, toolSpec{opts: valued}, args)) >= 2 {
+			return inputRead{batch: true}
+		}
+		return inputRead{what: "sqlite3 runs what is typed at it, shell commands included (.shell, .system)"}
+	case "psql":
+		code = []string{"-c", "--command", "-f", "--file", "-l", "--list"}
+		valued = []string{"-h", "--host", "-p", "--port", "-U", "--username", "-d", "--dbname", "-o", "--output", "-v", "--set",
+			"--variable", "-P", "--pset", "-F", "-R", "-T", "-L", "--log-file"}
+	case "mysql", "mariadb":
+		code, valued = []string{"-e", "--execute"}, []string{"-h", "--host", "-u", "--user", "-P", "--port", "-D", "--database", "-S", "--socket"}
+	case "mongosh":
+		script, code = true, []string{"--eval", "-f", "--file"}
+		valued = []string{"--host", "--port", "-u", "--username", "-p", "--password", "--authenticationDatabase"}
+	case "lftp":
+		code, valued = []string{"-c", "-f"}, []string{"-p", "-u", "--user", "--password"}
+	case "sftp":
+		code, valued = []string{"-b"}, []string{"-P", "-i", "-o", "-F", "-J", "-S", "-D", "-B", "-l", "-R", "-s", "-X"}
+	case "gdb":
+		code = []string{"-batch", "--batch", "-batch-silent", "--batch-silent"}
+		valued = []string{"-ex", "--ex", "-iex", "-x", "-ix", "-p", "--pid", "-d", "--directory", "-cd", "--cd", "-s", "--symbols", "-e", "--exec", "-c", "--core"}
+	case "lldb":
+		code, valued = []string{"-b", "--batch"}, []string{"-o", "--one-line", "-s", "--source", "-p", "--attach-pid", "-n", "--attach-name", "-c", "--core", "-k", "-K"}
+	case "emacs":
+		code = []string{"--batch", "-batch", "--script", "-script"}
+	case "nvim":
+		code = []string{"--headless"}
+		fallthrough
+	case "vi", "vim", "view", "ex":
+		// vim - reads the text from its input and its commands from
+		// the terminal.
+		for _, w := range args {
+			if w.Value == "--" {
+				break
+			}
+			if w.Value == "-" {
+				return inputRead{always: true, what: name + " - takes the text from its input and runs shell commands typed at the terminal (:!)"}
+			}
+		}
+	case "tmux", "screen":
+		return inputRead{always: true, what: name + " runs shells on terminals of its own, and types into them what it is given (send-keys, stuff)"}
+	}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.Value
+		opt, _, eq := strings.Cut(v, "=")
+		switch {
+		case v == "--":
+			return inputRead{batch: script && i+1 < len(args)}
+		case slices.Contains(inter, v):
+			return inputRead{}
+		case slices.Contains(code, opt):
+			// -c CODE, --eval=CODE, --batch: what follows is the
+			// program's.
+			return inputRead{batch: true}
+		case len(v) > 2 && v[0] == '-' && v[1] != '-' && slices.Contains(code, v[:2]) && !slices.Contains(valued, v[:2]):
+			// -cCODE.
+			return inputRead{batch: true}
+		case slices.Contains(valued, opt):
+			if !eq {
+				i++
+			}
+		case v == "-" || strings.HasPrefix(v, "-"):
+			// - reads the program from the input; another option.
+		case script:
+			// A script, its name known or not.
+			return inputRead{batch: true}
+		}
+	}
+	return inputRead{}
+}
+
+// keepsTerminalEnv reports whether a command runs with what TerminalEnv
+// sets for the variable named (LESSSECURE, MANPAGER or GIT_PAGER), or
+// sets it so itself: its own LESSSECURE=1 (and no LESSSECURE_ALLOW); a
+// pager it names in MANPAGER or GIT_PAGER, which is a command of its own,
+// judged as such. Otherwise mnemos run gives it (Place.TerminalEnv), and
+// no env wrapper takes it away.
+func keepsTerminalEnv(cmd shellparse.Command, pl Place, name string) bool {
+	own := false
+	for _, a := range cmd.Assigns {
+		n, v, known := SplitAssign(a)
+		switch {
+		case name == "LESSSECURE" && n == "LESSSECURE_ALLOW" && v != "":
+			return false
+		case n == name && name == "LESSSECURE":
+			if !known || v != "1" {
+				return false
+			}
+			own = true
+		case n == name:
+			own = true
+		}
+	}
+	if own {
+		return true
+	}
+	if !pl.TerminalEnv {
+		return false
+	}
+	for _, w := range cmd.Wrappers {
+		if clearsEnv(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// clearsEnv reports a wrapper that removes variables from the command's
+// environment: env -i, env -u NAME, exec -c.
+func clearsEnv(w shellparse.Wrapper) bool {
+	switch w.Name {
+	case "env", "exec":
+	default:
+		return false
+	}
+	for _, a := range w.Argv[1:] {
+		switch {
+		case a == "-" || a == "--ignore-environment" || strings.HasPrefix(a, "--unset") || strings.HasPrefix(a, "--ignore"):
+			return true
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
+			if w.Name == "env" && strings.ContainsAny(a[1:], "iu") || w.Name == "exec" && strings.Contains(a[1:], "c") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outputMayBeTerminal reports whether a command's standard output may be
+// a terminal: it goes into no pipe, and its redirects leave it on the
+// script's output or send it to a device or a path not known before it
+// runs.
+func outputMayBeTerminal(cmd shellparse.Command) bool {
+	tty := !cmd.StdoutPiped
+	for _, r := range cmd.Redirects {
+		if r.By != "" {
+			continue
+		}
+		switch r.Op {
+		case ">", ">>", ">|":
+			if r.Fd == "" || r.Fd == "1" {
+				tty = terminalPath(r.Target)
+			}
+		case "&>", "&>>":
+			tty = terminalPath(r.Target)
+		case "<>":
+			if r.Fd == "1" {
+				tty = terminalPath(r.Target)
+			}
+		case ">&":
+			if r.Fd == "" || r.Fd == "1" {
+				// >&2 and >&N: another descriptor, perhaps the terminal;
+				// >& FILE: that file.
+				tty = r.Target.Dynamic || fdWord(r.Target.Value) || terminalPath(r.Target)
+			}
+		}
+	}
+	return tty
+}
+
+// inputMayBeTerminal reports whether a command's standard input may be a
+// terminal, or what a command before it passes on from one: the script
+// gives it none, a pipe from a command other than echo or printf, a
+// device, or a path not known before it runs.
+func inputMayBeTerminal(cmd shellparse.Command) bool {
+	tty := cmd.Stdin == "" || cmd.Stdin == "pipe"
+	for _, r := range cmd.Redirects {
+		if r.By != "" || r.Fd != "" && r.Fd != "0" {
+			continue
+		}
+		switch r.Op {
+		case "<", "<>":
+			tty = terminalPath(r.Target)
+		case "<<", "<<-", "<<<":
+			tty = false
+		case "<&":
+			tty = true
+		}
+	}
+	return tty
+}
+
+// terminalPath reports a redirect target that may be a terminal: a
+// device other than /dev/null and /dev/zero, /proc (its fd links), or a
+// path not known before it runs.
+func terminalPath(w shellparse.Word) bool {
+	v := w.Value
+	if w.Dynamic {
+		return true
+	}
+	if v == "/dev/null" || v == "/dev/zero" {
+		return false
+	}
+	return strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/")
+}
