@@ -1638,6 +1638,11 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		}
 	case "push", "pull", "fetch", "clone", "ls-remote":
 		c.Verb, c.Reversibility = "talk to a remote repository", "partial"
+		if gitRemoteProgram(sub, rest) {
+			// --upload-pack, --receive-pack, --exec: a program git runs
+			// (on the remote, or here for a local path or ext::).
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+		}
 		// The remote named (a URL, or a remote of the repository's
 		// configuration), else the current branch's (packages.go).
 		f, _ := packageFetch(cmd, pl)
@@ -1663,6 +1668,27 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 			c.Verb, c.Reversibility = "write", "partial"
 		}
 	}
+}
+
+// gitRemoteProgram reports an option of a remote subcommand that names a
+// program git runs: --upload-pack (-u for clone and ls-remote),
+// --receive-pack and --exec (push, ls-remote), or a word not known
+// before it runs where an option may stand.
+func gitRemoteProgram(sub string, rest []shellparse.Word) bool {
+	for _, w := range rest {
+		v := w.Value
+		if v == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(v, "=")
+		switch {
+		case name == "--upload-pack", name == "--receive-pack", name == "--exec":
+			return true
+		case strings.HasPrefix(v, "-u") && !strings.HasPrefix(v, "--") && (sub == "clone" || sub == "ls-remote"):
+			return true
+		}
+	}
+	return false
 }
 
 // cloneDestination is the directory git clone writes: its second operand,

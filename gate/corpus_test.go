@@ -277,3 +277,68 @@ func nestedShells(n int) []string {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestSecurityCorpusOutsideNeverLooser judges both corpora at levels full
+// and supervised, under the sandbox (mnemos run) and outside it (a hook
+// that cannot rewrite, policy check --unsandboxed), and reports the
+// figures: what is allowed outside the sandbox is never more than what
+// is allowed inside it, line by line, and nothing the corpus expects
+// denied is allowed in any of the four.
+func TestSecurityCorpusOutsideNeverLooser(t *testing.T) {
+	caught := loadCorpus(t, "caught.txt", "notallow", "deny", "guard")
+	benign := loadCorpus(t, "benign.txt", "any", "allow", "ask", "notdeny")
+	type tally struct{ allow, ask, deny int }
+	var rows []string
+	for _, level := range []string{"full", "supervised"} {
+		f := newFixture(t, strings.Replace(string(policy.DefaultSource()), "\nlevel: supervised\n", "\nlevel: "+level+"\n", 1))
+		for _, set := range []struct {
+			name  string
+			cases []corpusCase
+		}{{"caught", caught}, {"benign", benign}} {
+			var in, out tally
+			for _, c := range set.cases {
+				cmd := strings.NewReplacer("@HOME@", f.home, "@WS@", f.ws).Replace(c.cmd)
+				var got [2]policy.Outcome
+				for i, unsandboxed := range []bool{false, true} {
+					req := f.req("bash", "-c", cmd)
+					req.Unsandboxed = unsandboxed
+					d, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got[i] = d.Outcome
+					tl := &in
+					if unsandboxed {
+						tl = &out
+					}
+					switch d.Outcome {
+					case policy.Allow:
+						tl.allow++
+					case policy.Ask:
+						tl.ask++
+					default:
+						tl.deny++
+					}
+					if os.Getenv("MNEMOS_CORPUS_LIST") == level && unsandboxed && set.name == "caught" && d.Outcome == policy.Allow {
+						t.Logf("allowed outside at %s: %s.txt:%d: %q: %s", level, set.name, c.line, c.cmd, d.Reason)
+					}
+					if d.Outcome == policy.Allow && (c.expect == "deny" || c.expect == "guard") && c.gap == "" {
+						t.Errorf("%s.txt:%d at %s (unsandboxed %v): %q allowed, want deny", set.name, c.line, level, unsandboxed, c.cmd)
+					}
+				}
+				if got[1].Restrictiveness() < got[0].Restrictiveness() {
+					t.Errorf("%s.txt:%d at %s: %q is %s outside the sandbox, %s inside: outside must never be looser", set.name, c.line, level, c.cmd, got[1], got[0])
+				}
+			}
+			for _, r := range []struct {
+				where string
+				t     tally
+			}{{"sandboxed", in}, {"unsandboxed", out}} {
+				n := len(set.cases)
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %d | %d (%.1f %%) | %d | %d |", level, r.where, set.name, n,
+					r.t.allow, 100*float64(r.t.allow)/float64(n), r.t.ask, r.t.deny))
+			}
+		}
+	}
+	t.Logf("corpus by level and sandbox:\n| level | where | corpus | lines | allow | ask | deny |\n|---|---|---|---:|---:|---:|---:|\n%s", strings.Join(rows, "\n"))
+}

@@ -69,6 +69,14 @@ func (g *Gate) decideOutside(req Request, dec *Decision, outside []sandbox.Need)
 	}
 	var reach []Reach
 	refused := sandbox.Assess(sb.spec, g.cfg.UserHome, outside)
+	// The kernel's views, which the sandbox grants read-only and no
+	// policy widens: a write there changes the running system.
+	for _, n := range outside {
+		if n.Write && (classify.Within("/proc", n.Path) || classify.Within("/sys", n.Path)) {
+			refused = append(refused, sandbox.Refusal{Need: n, Kind: sandbox.Whole, Never: true,
+				Line: "the sandbox keeps the kernel's views read-only, and no policy can grant them"})
+		}
+	}
 	// A write to what runs later that the sandbox would let through
 	// (a nested repository's hooks, which only its end-of-run scan
 	// catches): outside it, nothing would.
