@@ -154,11 +154,37 @@ type envFacts struct {
 	// binPath, when set, is the PATH a package.json script runs with
 	// (node_modules/.bin first): what a bare name finds there.
 	binPath string
+	// budget is what is left of the work one command's facts may take
+	// (maxBindWork): scripts that run scripts that run scripts could
+	// otherwise keep the decision waiting past an agent's hook timeout,
+	// which some agents answer by running the command.
+	budget *int
+}
+
+// maxBindWork bounds the scripts parsed and the trees walked for one
+// command's facts; beyond it the binding holds the fact "truncated".
+const maxBindWork = 2000
+
+// spend takes n units of the work budget, reporting whether there were.
+func (e envFacts) spend(n int) bool {
+	if e.budget == nil {
+		return true
+	}
+	if *e.budget < n {
+		*e.budget = 0
+		return false
+	}
+	*e.budget -= n
+	return true
 }
 
 // commandFacts lists what one command's effect depends on beyond its
 // words.
 func commandFacts(c shellparse.Command, place classify.Place, env envFacts) []string {
+	if env.budget == nil {
+		work := maxBindWork
+		env.budget = &work
+	}
 	return commandFactsDepth(c, place, env, 0)
 }
 
@@ -168,6 +194,9 @@ func commandFactsDepth(c shellparse.Command, place classify.Place, env envFacts,
 	name := c.Name()
 	if name == "" {
 		return nil
+	}
+	if !env.spend(1) {
+		return []string{"truncated"}
 	}
 	var out []string
 	prog := c.Argv[0].Value

@@ -16,7 +16,8 @@ import (
 // What a command loads beyond the script it names (binding.go's file
 // facts), bound the same way:
 //
-//   - make: the files its makefiles include (bindmake.go);
+//   - make: the files its makefiles include, and what their recipes run
+//     (bindmake.go);
 //   - npm, pnpm, yarn, bun: what the package.json scripts it runs run,
 //     each script read as the command line it is and bound as one
 //     (the program found on PATH with node_modules/.bin first, the
@@ -32,6 +33,9 @@ import (
 //     module meant);
 //   - a patch, or a shell or interpreter, reading its program from
 //     stdin: the file redirected to it (patch < fix.diff, sh < x.sh).
+//
+// Scripts that run scripts are followed maxScriptDepth levels down, and
+// all of it within one command's work budget (envFacts.spend).
 
 const (
 	// maxScriptDepth bounds scripts that run scripts (npm run a runs
@@ -68,14 +72,20 @@ func loadFacts(c shellparse.Command, name, dir string, place classify.Place, env
 	family := strings.TrimRight(name, "0123456789.")
 	switch {
 	case name == "make" || name == "gmake":
-		out = append(out, makeIncludeFacts(words, dir, env, c.Assigns)...)
+		out = append(out, makeFacts(words, dir, place, env, c.Assigns, depth)...)
 	case name == "npm" || name == "pnpm" || name == "yarn" || name == "bun":
 		out = append(out, packageScriptFacts(name, words, dir, place, env, depth)...)
 	case name == "pytest" || name == "py.test":
+		if !env.spend(50) {
+			return append(out, "truncated")
+		}
 		out = append(out, pytestFacts(words, dir, place.Workspace)...)
 	case family == "python" || family == "pypy":
 		if mod, rest, ok := pythonModule(words); ok {
 			out = append(out, moduleFacts(mod, dir)...)
+			if mod == "pytest" && !env.spend(50) {
+				return append(out, "truncated")
+			}
 			if mod == "pytest" {
 				out = append(out, pytestFacts(rest, dir, place.Workspace)...)
 			}
@@ -371,6 +381,9 @@ func packageScriptFacts(prog string, args []string, dir string, place classify.P
 		src, ok := scripts[n]
 		if !ok {
 			continue
+		}
+		if !env.spend(1) {
+			return append(out, "truncated")
 		}
 		s, err := shellparse.ParseScript(src, shellparse.Env{Home: place.Home, Cwd: dir})
 		if err != nil {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -161,6 +162,32 @@ func TestScriptsRun(t *testing.T) {
 		sub, target, _ := packageCommand(c.prog, c.args)
 		if got := scriptsRun(c.prog, sub, target, scripts); !slices.Equal(got, c.want) {
 			t.Errorf("%s %v: %q, want %q", c.prog, c.args, got, c.want)
+		}
+	}
+}
+
+// TestBindingWorkIsBounded: scripts that run scripts that run scripts
+// are followed within a budget, and the binding says where it stopped,
+// so that a project cannot keep a decision waiting past an agent's hook
+// timeout.
+func TestBindingWorkIsBounded(t *testing.T) {
+	f, _ := bindFixture(t)
+	var scripts, calls []string
+	for i := range 40 {
+		calls = append(calls, fmt.Sprintf("npm run s%d", i))
+	}
+	for i := range 40 {
+		scripts = append(scripts, fmt.Sprintf("%q: %q", fmt.Sprintf("s%d", i), strings.Join(calls, " && ")))
+	}
+	f.write(t, "package.json", "{\"scripts\": {"+strings.Join(scripts, ", ")+"}}")
+	f.write(t, "Makefile", "all:\n"+strings.Repeat("\t$(MAKE) all\n", 200))
+	for _, argv := range [][]string{{"npm", "run", "s0"}, {"make"}} {
+		d := f.decide(t, Mode{SpendTicket: true}, argv...)
+		if d.Approval == nil {
+			t.Fatalf("%v: %s", argv, d.Outcome)
+		}
+		if argv[0] == "npm" && !slices.Contains(d.Approval.Details.Bound, "truncated") {
+			t.Errorf("%v: the binding does not say it stopped: %q", argv, d.Approval.Details.Bound)
 		}
 	}
 }

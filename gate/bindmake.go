@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mnemos-dev/mnemos/classify"
+	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
 // What a makefile includes. make runs the recipes of every file its
@@ -165,7 +168,28 @@ func makefiles(args []string) []string {
 // the makefiles MAKEFILES names, and the options and variables MAKEFLAGS
 // gives.
 func makeIncludeFacts(args []string, cwd string, env envFacts, assigns []string) []string {
-	r := &makeReader{vars: map[string]makeVar{}, env: map[string]string{}, envKnown: env.known}
+	return (&makeReader{}).facts(args, cwd, env, assigns)
+}
+
+// makeFacts are makeIncludeFacts and the facts of what the recipes run
+// (makeRecipeFacts), for a make started depth scripts down.
+func makeFacts(args []string, cwd string, place classify.Place, env envFacts, assigns []string, depth int) []string {
+	if !env.spend(10) {
+		return []string{"truncated"}
+	}
+	r := &makeReader{budget: env}
+	if depth < 2 {
+		// Recipes are followed two makes down: a recipe's $(MAKE) runs
+		// the same makefiles again, and each level multiplies the work.
+		r.recipes = []string{}
+	}
+	out := r.facts(args, cwd, env, assigns)
+	return append(out, r.recipeFacts(place, env, depth)...)
+}
+
+// facts reads the makefiles; see makeIncludeFacts.
+func (r *makeReader) facts(args []string, cwd string, env envFacts, assigns []string) []string {
+	r.vars, r.env, r.envKnown = map[string]makeVar{}, map[string]string{}, env.known
 	if env.known {
 		for _, kv := range env.vars {
 			if k, v, ok := strings.Cut(kv, "="); ok {
@@ -282,6 +306,12 @@ type makeReader struct {
 	// opaque: the makefiles evaluate code ($(eval), $(call)) that may
 	// set any variable.
 	opaque bool
+	// budget is the work budget (envFacts.spend) of the command.
+	budget envFacts
+	// recipes, when not nil, collects the recipes' lines as written;
+	// inRecipe says they are being expanded.
+	recipes  []string
+	inRecipe bool
 	// cond is the depth of conditionals around the line being read: an
 	// assignment there may or may not happen, so its variable becomes
 	// unknown; an include there is bound all the same.
@@ -334,7 +364,9 @@ func (r *makeReader) read(p string, depth int) {
 			continue
 		}
 		if strings.HasPrefix(raw, "\t") && inRule {
-			continue // a recipe's line: the shell's, not make's
+			// A recipe's line: the shell's, not make's.
+			r.recipe(strings.TrimPrefix(raw, "\t"))
+			continue
 		}
 		if strings.Contains(line, "$(eval") || strings.Contains(line, "${eval") ||
 			strings.Contains(line, "$(call") || strings.Contains(line, "${call") {
@@ -398,6 +430,10 @@ func (r *makeReader) read(p string, depth int) {
 		if !ok {
 			if makeRuleLine(stmt) {
 				inRule = true
+				// targets: prerequisites ; recipe
+				if i := outsideRefs(raw, ';'); i >= 0 {
+					r.recipe(raw[i+1:])
+				}
 			}
 			continue
 		}
@@ -605,6 +641,10 @@ func (r *makeReader) listing(dir string) {
 		r.listed = map[string]bool{}
 	}
 	r.listed[dir] = true
+	if !r.budget.spend(20) {
+		r.out = append(r.out, "truncated")
+		return
+	}
 	r.out = append(r.out, "listing "+dir+" "+listingDigest(dir))
 }
 
@@ -729,6 +769,24 @@ func makeAssignment(l string) (name, op, value string, ok bool) {
 		}
 	}
 	return "", "", "", false
+}
+
+// outsideRefs is the index of the first c in l outside references, or -1.
+func outsideRefs(l string, c byte) int {
+	depth := 0
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case '(', '{':
+			depth++
+		case ')', '}':
+			depth--
+		case c:
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // makeRuleLine reports a line that starts a rule (targets: prerequisites).
@@ -873,6 +931,18 @@ func (r *makeReader) lookup(name string, depth int) (string, bool) {
 		return r.dir, true
 	case "MAKEFILE_LIST":
 		return strings.Join(r.list, " "), true
+	}
+	if r.inRecipe {
+		switch strings.TrimRight(name, "DF") {
+		case "@", "<", "^", "*", "?", "+", "|", "%":
+			// An automatic variable: a word that names no file.
+			return "mnemos-automatic-variable", true
+		}
+		if name == "MAKE" {
+			if _, ok := r.vars[name]; !ok {
+				return "make", true
+			}
+		}
 	}
 	if mv, ok := r.vars[name]; ok {
 		switch {
@@ -1113,4 +1183,67 @@ func patMatch(pattern, w string) bool {
 		return w == pattern
 	}
 	return len(w) >= len(pre)+len(suf) && strings.HasPrefix(w, pre) && strings.HasSuffix(w, suf)
+}
+
+// What the recipes run. make runs each recipe line with its shell: the
+// scripts and programs those lines name are bound as the command line's
+// own are (a recipe's ./gen.sh, python tools/x.py, $(MAKE) -C sub), as
+// is the shell make runs them with when SHELL names a file. A recipe is
+// expanded as make expands it when it runs it, once every makefile is
+// read: the automatic variables ($@, $<...) stand for a word that names
+// no file, and a line holding what cannot be expanded here is left out
+// (its words are in the makefile, which is bound). At most
+// maxRecipeLines lines are read.
+
+const maxRecipeLines = 1000
+
+// recipe collects one recipe line, without make's prefixes (@, -, +).
+func (r *makeReader) recipe(l string) {
+	if r.recipes == nil || len(r.recipes) >= maxRecipeLines {
+		return
+	}
+	l = strings.TrimLeft(strings.TrimSpace(stripMakeComment(l)), "@-+ \t")
+	if l != "" {
+		r.recipes = append(r.recipes, l)
+	}
+}
+
+// recipeFacts bind what the collected recipes run.
+func (r *makeReader) recipeFacts(place classify.Place, env envFacts, depth int) []string {
+	if depth >= maxScriptDepth {
+		return nil
+	}
+	r.inRecipe = true
+	var out []string
+	_, inMake := r.vars["SHELL"]
+	_, onLine := r.cmdVars["SHELL"]
+	// make never takes SHELL from the environment.
+	if sh, ok := r.lookup("SHELL", 0); (inMake || onLine) && ok && strings.Contains(sh, "/") {
+		for _, p := range resolveIn(strings.Fields(sh)[0], []string{r.dir}) {
+			out = append(out, "file "+p+" "+fileDigest(p))
+		}
+	}
+	sp := place
+	sp.Dirs, sp.UnknownDir = []string{r.dir}, false
+	seen := map[string]bool{}
+	for _, l := range r.recipes {
+		text, ok := r.expand(l, 0)
+		if !ok || seen[text] {
+			continue
+		}
+		seen[text] = true
+		if !env.spend(1) {
+			return append(out, "truncated")
+		}
+		s, err := shellparse.ParseScript(text, shellparse.Env{Home: place.Home, Cwd: r.dir})
+		if err != nil {
+			continue
+		}
+		lp := classify.PlaceOf(s, r.dir, place.Home)
+		lp.Workspace = place.Workspace
+		for _, c := range s.Commands {
+			out = append(out, commandFactsDepth(c, lp, env, depth+1)...)
+		}
+	}
+	return out
 }
