@@ -55,8 +55,9 @@ func changeOf(tool string, in map[string]json.RawMessage, path string) (*Written
 		return s, true, nil
 	}
 	var edits []edit
-	// A patch.
-	for _, k := range []string{"patch", "command", "input"} {
+	// A patch: from the field Codex's payload is read from (parseCodex),
+	// any other one kept in Fields.
+	for _, k := range []string{"command", "patch", "input"} {
 		s, ok, err := text(k)
 		if err != nil {
 			return nil, err

