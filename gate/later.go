@@ -1,11 +1,9 @@
 package gate
 
 import (
-	"errors"
-	"fmt"
 	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
-	"io/fs"
+	"github.com/mnemos-dev/mnemos/sandbox"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,22 +199,17 @@ func sessionSockets(getenv func(string) string) []string {
 // quarantine moves aside what a command created at the paths that run
 // later outside the sandbox and did not exist when it started (a mount
 // cannot keep a missing file read-only): each is renamed in place to
-// NAME.quarantined-UNIXTIME, which no tool reads, so nothing is lost and
-// the person can look at it. It returns each path and where it went.
+// NAME.quarantined-UNIXTIME (sandbox.MoveAside), which no tool reads, so
+// nothing is lost and the person can look at it. It returns each path and
+// where it went.
 func quarantine(absent []string, now time.Time) [][2]string {
 	var out [][2]string
 	for _, p := range absent {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		to := fmt.Sprintf("%s.quarantined-%d", p, now.Unix())
-		for i := 1; ; i++ {
-			if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			to = fmt.Sprintf("%s.quarantined-%d-%d", p, now.Unix(), i)
-		}
-		if err := os.Rename(p, to); err != nil {
+		to, err := sandbox.MoveAside(p, now)
+		if err != nil {
 			out = append(out, [2]string{p, "not moved: " + err.Error()})
 			continue
 		}

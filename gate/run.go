@@ -2,6 +2,8 @@ package gate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +56,12 @@ type RunResult struct {
 	// later outside the sandbox (a new .envrc, .git/config.worktree...),
 	// each moved aside to the path given after it.
 	Quarantined [][2]string
+	// Repos are the git repositories the command left in the workspace
+	// (made or changed) that would have run something outside the
+	// sandbox, each made harmless (sandbox.WatchRepos); ReposUnchecked
+	// says what of the workspace was not looked at, and why.
+	Repos          []sandbox.DefusedRepo
+	ReposUnchecked string
 	// Sandbox is what this machine's sandbox enforces (Status.Promises),
 	// as probed for the run.
 	Sandbox sandbox.Status
@@ -220,6 +228,12 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	); err != nil {
 		return failed, err
 	}
+	// The git repositories the run makes or changes in the workspace are
+	// looked at when it ends; the listing of the workspace the check
+	// relies on is read (or, the first time, made) while the decision was
+	// being made.
+	repos := early.reposFor(g, dec.Workspace)
+	repos.Start()
 	// What the command leaves running is adopted, and stopped when it
 	// ends (ReapLeftovers), before what it left behind is looked at.
 	if err := sandbox.BecomeSubreaper(); err != nil {
@@ -268,6 +282,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	}
 	reaped := sandbox.ReapLeftovers()
 	quarantined := quarantine(applied.Absent, g.cfg.Now())
+	rep := repos.Finish(sandbox.RepoOptions{Home: g.cfg.UserHome, Protected: keptReadOnly(spec, applied), Now: g.cfg.Now()})
 	// A command that exited with an error (not one killed by a signal,
 	// such as an interrupt) may have been refused something it named.
 	var refused []string
@@ -285,8 +300,14 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	if applied.View {
 		sandboxAttrs = append(sandboxAttrs, slog.Bool("view", true))
 	}
-	if len(quarantined) > 0 {
-		sandboxAttrs = append(sandboxAttrs, slog.Any("quarantined", quarantined))
+	if moved := slices.Concat(quarantined, movedAside(rep.Repos)); len(moved) > 0 {
+		sandboxAttrs = append(sandboxAttrs, slog.Any("quarantined", moved))
+	}
+	if len(rep.Repos) > 0 {
+		sandboxAttrs = append(sandboxAttrs, slog.Any("repos", rep.Repos))
+	}
+	if rep.Unchecked != "" {
+		sandboxAttrs = append(sandboxAttrs, slog.String("repos_unchecked", rep.Unchecked))
 	}
 	if len(reaped) > 0 {
 		sandboxAttrs = append(sandboxAttrs, slog.Any("reaped", reaped))
@@ -304,7 +325,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 			attrs = append(attrs, slog.String("signal", ws.Signal().String()))
 		}
 	}
-	res := RunResult{ExitCode: code, Quarantined: quarantined, Reaped: reaped}
+	res := RunResult{ExitCode: code, Quarantined: quarantined, Repos: rep.Repos, ReposUnchecked: rep.Unchecked, Reaped: reaped}
 	if err := g.cfg.Audit.Append(context.WithoutCancel(ctx), "run.finished", attrs...); err != nil && runErr == nil {
 		return res, err
 	}
@@ -357,15 +378,19 @@ type earlySandbox struct {
 	sb   runSandbox
 	err  error
 	pre  *sandbox.Prepared
+	// repos is the check of the repositories the run leaves in the
+	// workspace, started at once.
+	repos *sandbox.RepoWatch
 }
 
 // prepareSandbox starts working out the request's sandbox in the
 // background.
 func (g *Gate) prepareSandbox(req Request, opts RunOptions, status sandbox.Status) *earlySandbox {
-	e := &earlySandbox{done: make(chan struct{})}
+	ws := Workspace(req.Cwd)
+	e := &earlySandbox{done: make(chan struct{}), ws: ws, repos: sandbox.WatchRepos(ws, g.reposListing(ws))}
 	go func() {
 		defer close(e.done)
-		e.ws, e.base = Workspace(req.Cwd), g.requestSandbox(Decision{})
+		e.base = g.requestSandbox(Decision{})
 		e.sb, e.err = g.sandboxSpec(req, Decision{Workspace: e.ws}, opts)
 		if e.err == nil {
 			e.pre = sandbox.Prepare(e.sb.spec, status)
@@ -390,6 +415,44 @@ func (e *earlySandbox) spec(g *Gate, req Request, dec Decision, opts RunOptions)
 	}
 	sb, err := g.sandboxSpec(req, dec, opts)
 	return sb, nil, err
+}
+
+// reposFor returns the repository check started for the workspace ws, or
+// starts one.
+func (e *earlySandbox) reposFor(g *Gate, ws string) *sandbox.RepoWatch {
+	if e != nil && e.repos != nil && e.ws == ws {
+		return e.repos
+	}
+	return sandbox.WatchRepos(ws, g.reposListing(ws))
+}
+
+// reposListing is the file where the repository check keeps the listing
+// of the workspace ws between runs, in mnemos's state, which no command
+// it runs can reach.
+func (g *Gate) reposListing(ws string) string {
+	if g.cfg.Paths.StateDir == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(ws))
+	return filepath.Join(g.cfg.Paths.StateDir, "repos", hex.EncodeToString(sum[:16]))
+}
+
+// keptReadOnly are the paths the view kept read-only for the run: the
+// later paths that existed when it started.
+func keptReadOnly(spec sandbox.Spec, applied sandbox.Applied) []string {
+	if !applied.View {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(spec.Later), func(p string) bool { return slices.Contains(applied.Absent, p) })
+}
+
+// movedAside lists what the repository check moved aside, and where.
+func movedAside(repos []sandbox.DefusedRepo) [][2]string {
+	var out [][2]string
+	for _, r := range repos {
+		out = append(out, r.Moved...)
+	}
+	return out
 }
 
 // close discards the prepared rules that were not used.

@@ -7,11 +7,13 @@
 // turning a Spec into a ruleset and a seccomp filter and starting a command
 // under them (Start, Applied), and explaining a refusal: of a program that
 // could not start (DeniedHint), and of the paths and ports a failed command
-// named (Refusals), each with the policy snippet that grants it. It never
-// decides whether a command may run: that is the gate's job, and the
-// sandbox only narrows what an allowed command can touch. It never
-// confines mnemos itself, reads no environment, and keeps no state between
-// calls.
+// named (Refusals), each with the policy snippet that grants it; and
+// making harmless the git repositories a run leaves in its workspace
+// (WatchRepos). It never decides whether a command may run: that is the
+// gate's job, and the sandbox only narrows what an allowed command can
+// touch. It never confines mnemos itself, reads no environment, and keeps
+// no state between calls but the listing WatchRepos keeps in the file its
+// caller names.
 //
 // # How a command is confined
 //
@@ -207,6 +209,19 @@
 //
 // Before any command starts, every descriptor above the standard streams
 // is marked close-on-exec: only stdin, stdout and stderr cross.
+//
+// # Repositories left in the workspace
+//
+// No mount keeps read-only a git repository that does not exist yet, and
+// git reads the configuration and runs the hooks of every one it finds:
+// a submodule git status enters, a nested or bare repository a person
+// steps into. WatchRepos checks, when a run ends, the repositories that
+// appeared or changed in the workspace during it, and makes each harmless
+// (repos.go): its configuration keeps only settings that name no program
+// (gitconfig.go), hooks the run wrote and .git files or links to git
+// directories outside the workspace are moved aside. It finds them from a
+// listing of the workspace's directories kept between runs, reading again
+// only those whose change time moved.
 //
 // # What stays open
 //

@@ -77,6 +77,7 @@ func (c *RunCmd) Run(a *app) error {
 		for _, q := range res.Quarantined {
 			fmt.Fprintf(a.io.err, "mnemos: warning: the command created %s, which would run outside the sandbox later; moved it to %s (read it, and move it back yourself if you want it)\n", q[0], q[1])
 		}
+		warnRepos(a, res.Repos, res.ReposUnchecked)
 		if len(res.Reaped) > 0 {
 			fmt.Fprintf(a.io.err, "mnemos: note: stopped what the command left running in the background: %s (nothing a sandboxed command starts outlives it; run a server in the foreground of its own mnemos run)\n", strings.Join(res.Reaped, ", "))
 		}
@@ -161,4 +162,32 @@ func warnPromises(a *app, st sandbox.Status) {
 	fmt.Fprintf(a.io.err, "mnemos: warning: the sandbox keeps %d of its 7 promises here; %s do not hold (%s)\n",
 		7-len(missing), strings.Join(keys, ", "), missing[0].Why)
 	fmt.Fprintf(a.io.err, "mnemos: hint: mnemos sandbox status says what restores them; sandbox: {required: true} in the policy refuses to run without them\n")
+}
+
+// maxRepoWarnings bounds the repositories named on stderr; the audit
+// event names them all.
+const maxRepoWarnings = 5
+
+// warnRepos says which git repositories the command left that would have
+// run something outside the sandbox, and what was moved aside.
+func warnRepos(a *app, repos []sandbox.DefusedRepo, unchecked string) {
+	for i, r := range repos {
+		if i == maxRepoWarnings {
+			fmt.Fprintf(a.io.err, "mnemos: warning: and %d more git repositories, made harmless the same way (mnemos audit lists them under run.finished)\n", len(repos)-i)
+			break
+		}
+		moved := make([]string, len(r.Moved))
+		for j, m := range r.Moved {
+			moved[j] = m[0] + " -> " + m[1]
+		}
+		wrote := ""
+		if r.Wrote != "" {
+			wrote = "; wrote its harmless settings to " + r.Wrote
+		}
+		fmt.Fprintf(a.io.err, "mnemos: warning: the command left the git repository %s, which would run commands outside the sandbox through %s; moved aside %s%s (read them, and move them back yourself if you want them)\n",
+			oneLine(r.Repo), oneLine(strings.Join(r.Would, ", ")), oneLine(strings.Join(moved, ", ")), oneLine(wrote))
+	}
+	if unchecked != "" {
+		fmt.Fprintf(a.io.err, "mnemos: warning: %s\n", oneLine(unchecked))
+	}
 }
