@@ -1978,11 +1978,12 @@ func laterTarget(p string, glob bool, home string, into bool) bool {
 				return true
 			}
 		case eqAny(seg, ".envrc", ".husky", ".devcontainer", ".idea", ".pre-commit-config.yaml", ".lefthook",
-			".mise.toml", ".yarnrc.yml"),
+			".mise.toml", ".yarnrc.yml", ".gitmodules"),
 			into && len(rest) == 0 && eq(seg, "mise.toml"):
 			// direnv's .envrc, husky's hooks, dev containers'
 			// definitions, JetBrains run configurations, pre-commit's
-			// configuration: run by the tools that read them.
+			// configuration: run by the tools that read them; the
+			// submodules git enters (sandbox.LaterPaths).
 			return true
 		case lefthookConfig(seg, glob):
 			return true

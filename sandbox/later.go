@@ -39,8 +39,9 @@ func gitLater() []string {
 // sandbox or decides what runs: the workspace's own later files, its git
 // directory's (followed through a .git file to a linked worktree's git
 // directory and its common directory), the submodules' under
-// .git/modules, and the directory core.hooksPath names. With gitConfig
-// set, the git directory's config file is left out: the run may write it.
+// .git/modules and the list of them (.gitmodules), and the directory
+// core.hooksPath names. With gitConfig set, the git directory's config
+// file and .gitmodules are left out: the run may write them.
 // With gitWorktree set, the workspace's own later files are left out: the
 // run is git checking out, merging or rebasing, which writes those files
 // as the repository's history has them. Each path is absolute; present
@@ -59,6 +60,11 @@ func LaterPaths(dir, home string, gitConfig, gitWorktree bool) (paths []string, 
 	if !gitWorktree {
 		for _, n := range workspaceLater() {
 			add(filepath.Join(dir, n))
+		}
+		if !gitConfig {
+			// The submodules git status enters and git submodule update
+			// clones: git submodule add and sync write it.
+			add(filepath.Join(dir, ".gitmodules"))
 		}
 	}
 	gitDirs := gitDirsOf(dir)
