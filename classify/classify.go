@@ -1622,6 +1622,8 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 		c.Verb, c.Reversibility = "change the repository", "partial"
 		if gitDiscards(sub, rest) {
 			c.Verb, c.Reversibility = VerbDiscard, "irreversible"
+		} else if p := checkoutMayRestore(sub, rest); p != "" {
+			c.raise(Ask, "git checkout "+p+" restores "+p+" from the index, discarding its uncommitted changes, if it names a file and not a branch")
 		}
 		c.add(pl, FSWrite, here)
 		if sub == "apply" && slices.ContainsFunc(rest, func(w shellparse.Word) bool { return w.Dynamic || w.Value == "--unsafe-paths" }) {
@@ -1905,10 +1907,90 @@ func gitDiscards(sub string, rest []shellparse.Word) bool {
 	switch sub {
 	case "restore":
 		return worktree || !staged
-	case "checkout", "switch":
+	case "checkout":
+		return force || checkoutPaths(rest)
+	case "switch":
 		return force
 	}
 	return false
+}
+
+// checkoutPaths reports a git checkout that restores paths, from the index
+// or from a commit, over the work tree: paths after --, a tree-ish and
+// paths (git checkout HEAD~3 README: two operands without -b, -B or
+// --orphan), --pathspec-from-file, or -p, which picks the hunks to throw
+// away.
+func checkoutPaths(rest []shellparse.Word) bool {
+	g := gitGrammar("checkout")
+	branch := false
+	for i, w := range rest {
+		v := w.Value
+		if v == "--" {
+			return i+1 < len(rest)
+		}
+		opt, _, _ := strings.Cut(v, "=")
+		switch {
+		case opt == "--pathspec-from-file" || v == "--patch":
+			return true
+		case v == "--orphan" || strings.HasPrefix(v, "--orphan="):
+			branch = true
+		case len(v) > 1 && v[0] == '-' && v[1] != '-':
+			l := shortLetters(g, v)
+			if strings.ContainsRune(l, 'p') {
+				return true
+			}
+			branch = branch || strings.ContainsAny(l, "bB")
+		}
+	}
+	if branch {
+		return false
+	}
+	ops := operands("git", toolSpec{gram: g}, rest)
+	return len(ops) >= 2 || len(ops) == 1 && !ops[0].Dynamic && notRefName(ops[0].Value)
+}
+
+// notRefName reports a word git cannot read as a branch or commit, so as
+// a path: ., .., ./x, ../x, pathspec magic (:/x), a directory (x/), a
+// glob (refs hold none of * ? [).
+func notRefName(v string) bool {
+	return v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, ":") ||
+		strings.HasSuffix(v, "/") || strings.ContainsAny(v, "*?[")
+}
+
+// checkoutMayRestore returns the operand of a git checkout given one,
+// which git reads as a path when it names no branch or commit, when it
+// looks like a file name (an extension with a letter: main.go, not
+// v1.2): git checkout main.go restores main.go. (Forms that cannot be a
+// branch are checkoutPaths'.)
+func checkoutMayRestore(sub string, rest []shellparse.Word) string {
+	if sub != "checkout" {
+		return ""
+	}
+	g := gitGrammar("checkout")
+	for _, w := range rest {
+		if len(w.Value) > 1 && w.Value[0] == '-' && w.Value[1] != '-' && strings.ContainsAny(shortLetters(g, w.Value), "bB") ||
+			strings.HasPrefix(w.Value, "--orphan") || w.Value == "--detach" {
+			return ""
+		}
+	}
+	ops := operands("git", toolSpec{gram: g}, rest)
+	if len(ops) != 1 || ops[0].Dynamic {
+		return ""
+	}
+	v := ops[0].Value
+	last := v[strings.LastIndexByte(v, '/')+1:]
+	ext := ""
+	if i := strings.LastIndexByte(last, '.'); i > 0 {
+		ext = last[i+1:]
+	}
+	switch {
+	case v == "-":
+		// The branch checked out before.
+		return ""
+	case ext != "" && len(ext) <= 8 && strings.IndexFunc(ext, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0:
+		return v
+	}
+	return ""
 }
 
 // jqReadsEnv reports a jq or yq program that reads the environment: jq's
