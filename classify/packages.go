@@ -90,12 +90,46 @@ type Packages struct {
 	Cargo                                   []string
 	// Gem are the Gemfile's source URLs.
 	Gem []string
-	// Maven are the mirror URLs of Maven's settings.
-	Maven []string
+	// Maven are the mirror URLs of Maven's settings; MavenRepos the
+	// other repositories the build names (its POMs' repositories and
+	// pluginRepositories), which it reaches where no mirror stands for
+	// every repository.
+	Maven, MavenRepos []string
+	// MavenMirrorsAll: a mirror of Maven's settings stands for every
+	// repository (mirrorOf * or external:*): the build reaches only the
+	// mirrors.
+	MavenMirrorsAll bool
+	// MavenMissing: the build's POMs name an artifact the local
+	// repository lacks (a parent, an imported BOM, a dependency, a build
+	// plugin or extension), or they cannot be read whole (a POM that does
+	// not parse, a version from a property they do not set, a version
+	// range), so that a build downloads.
+	MavenMissing bool
+	// MavenPlugins are the prefixes of the plugins the local repository
+	// holds (compiler, surefire, versions, spring-boot ...), at the
+	// version the build pins where it pins one: a phase or a goal (mvn
+	// test, mvn versions:set) whose plugin is not among them downloads it.
+	MavenPlugins []string
+	// MavenPackagings are the packagings of the build's projects (jar,
+	// pom, war ...): they say which plugins the lifecycle's phases run.
+	MavenPackagings []string
+	// MavenOffline: Maven's settings or the project's .mvn/maven.config
+	// put Maven offline.
+	MavenOffline bool
+	// MavenWrapperMissing: the Maven wrapper's distribution is not yet
+	// downloaded; MavenWrapperDist is its URL.
+	MavenWrapperMissing bool
+	MavenWrapperDist    string
 	// GradleMissing: the Gradle wrapper's distribution is not yet
 	// downloaded; GradleDist is its URL.
 	GradleMissing bool
 	GradleDist    string
+	// GradleDepsMissing: the Gradle build declares, in what can be read
+	// of it statically (build.gradle or build.gradle.kts, the version
+	// catalog, gradle.properties), a dependency or a plugin Gradle's
+	// module cache lacks, or a declaration that cannot be read (a version
+	// from a variable it does not set, a dynamic version).
+	GradleDepsMissing bool
 	// GitRemotes maps each remote's name to its URLs (url, then
 	// pushurl); GitUpstream is the remote of the current branch;
 	// GitSubmodules are the URLs of .gitmodules.
@@ -130,7 +164,8 @@ func needsOf(c shellparse.Command) Ecosystems {
 	}
 	// The place a command fetches most from: a build's dependencies all
 	// missing, nothing installed.
-	probe := Place{Packages: &Packages{GoMissing: true, CargoMissing: true, GradleMissing: true}}
+	probe := Place{Packages: &Packages{GoMissing: true, CargoMissing: true, GradleMissing: true, GradleDepsMissing: true,
+		MavenMissing: true, MavenWrapperMissing: true}}
 	if _, ok := packageFetch(c, probe); !ok {
 		return 0 // fetches nothing whatever the configuration says
 	}
@@ -443,7 +478,7 @@ func packageFetch(cmd shellparse.Command, pl Place) (fetch, bool) {
 	case "gem", "bundle":
 		return rubyFetch(name, args, pk)
 	case "mvn", "mvnw":
-		return mavenFetch(args, pk)
+		return mavenFetch(name, args, pk, pl.Packages != nil)
 	case "gradle", "gradlew":
 		return gradleFetch(name, args, pk)
 	case "git":
@@ -1325,26 +1360,244 @@ func rubyFetch(name string, args []shellparse.Word, pk *Packages) (fetch, bool) 
 	return f, true
 }
 
-// mavenFetch: every Maven run resolves its plugins and dependencies
-// from its repositories, unless offline (-o).
-func mavenFetch(args []shellparse.Word, pk *Packages) (fetch, bool) {
+// mavenTakes are the options of mvn that take a value as the next word.
+var mavenTakes = []string{"-f", "--file", "-s", "--settings", "-gs", "--global-settings", "-t", "--toolchains",
+	"-gt", "--global-toolchains", "-pl", "--projects", "-rf", "--resume-from", "-T", "--threads", "-P",
+	"--activate-profiles", "-l", "--log-file", "-b", "--builder", "-D", "--define", "-emp", "--encrypt-master-password",
+	"-ep", "--encrypt-password"}
+
+// mavenPhases are the phases of Maven's lifecycles in order, each with
+// the prefix of the plugin the default bindings run in it for a jar
+// (mavenBinding changes it for other packagings).
+var mavenPhases = []struct{ phase, plugin string }{
+	{"pre-clean", ""}, {"clean", "clean"}, {"post-clean", ""},
+	{"validate", ""}, {"initialize", ""}, {"generate-sources", ""}, {"process-sources", ""},
+	{"generate-resources", ""}, {"process-resources", "resources"}, {"compile", "compiler"},
+	{"process-classes", ""}, {"generate-test-sources", ""}, {"process-test-sources", ""},
+	{"generate-test-resources", ""}, {"process-test-resources", "resources"}, {"test-compile", "compiler"},
+	{"process-test-classes", ""}, {"test", "surefire"}, {"prepare-package", ""}, {"package", "jar"},
+	{"pre-integration-test", ""}, {"integration-test", ""}, {"post-integration-test", ""}, {"verify", ""},
+	{"install", "install"}, {"deploy", "deploy"},
+	{"pre-site", ""}, {"site", "site"}, {"post-site", ""}, {"site-deploy", "site"},
+}
+
+// mavenBinding is the plugin a phase runs for a packaging: a pom runs
+// only install and deploy (and the clean and site lifecycles); a war
+// packs with the war plugin.
+func mavenBinding(plugin, packaging string) string {
+	switch packaging {
+	case "pom":
+		switch plugin {
+		case "clean", "install", "deploy", "site":
+			return plugin
+		}
+		return ""
+	case "war":
+		if plugin == "jar" {
+			return "war"
+		}
+	}
+	return plugin
+}
+
+// mavenPhasePlugins returns the prefixes of the plugins running phase
+// (and the phases of its lifecycle before it) runs for the packagings;
+// ok is false when phase is not a phase.
+func mavenPhasePlugins(phase string, packagings []string) (plugins []string, ok bool) {
+	if len(packagings) == 0 {
+		packagings = []string{"jar"}
+	}
+	start := 0
+	for i, p := range mavenPhases {
+		switch p.phase {
+		case "pre-clean", "validate", "pre-site":
+			start = i
+		}
+		if p.phase != phase {
+			continue
+		}
+		for _, q := range mavenPhases[start : i+1] {
+			for _, pkg := range packagings {
+				if b := mavenBinding(q.plugin, pkg); b != "" && !slices.Contains(plugins, b) {
+					plugins = append(plugins, b)
+				}
+			}
+		}
+		return plugins, true
+	}
+	return nil, false
+}
+
+// mavenAlwaysFetches reports the goals that reach a repository whatever
+// the local one holds: the dependency plugin's goals that resolve or
+// download on purpose, the versions plugin's goals that look for newer
+// versions, archetype:generate's catalog, a release.
+func mavenAlwaysFetches(prefix, goal string) bool {
+	switch prefix {
+	case "dependency":
+		switch goal {
+		case "go-offline", "resolve", "resolve-plugins", "resolve-sources", "sources", "get",
+			"purge-local-repository", "analyze-report", "list-repositories":
+			return true
+		}
+	case "versions":
+		return strings.HasPrefix(goal, "display-") || strings.HasPrefix(goal, "use-") ||
+			strings.HasPrefix(goal, "update-") || goal == "resolve-ranges" || goal == "lock-snapshots" ||
+			goal == "dependency-updates-report" || goal == "plugin-updates-report" || goal == "property-updates-report"
+	case "archetype":
+		return goal == "generate"
+	case "release", "deploy", "site-deploy", "sonar", "jib", "gpg":
+		return true
+	case "wrapper":
+		return true
+	}
+	return false
+}
+
+// mavenPrefixOf is the prefix Maven gives a plugin's artifactId:
+// maven-X-plugin and X-maven-plugin are X.
+func mavenPrefixOf(artifactID string) string {
+	if p, ok := strings.CutPrefix(artifactID, "maven-"); ok {
+		if q, ok := strings.CutSuffix(p, "-plugin"); ok {
+			return q
+		}
+	}
+	if p, ok := strings.CutSuffix(artifactID, "-maven-plugin"); ok {
+		return p
+	}
+	return artifactID
+}
+
+// MavenPrefixOf is mavenPrefixOf, for the gate's fact reader.
+func MavenPrefixOf(artifactID string) string { return mavenPrefixOf(artifactID) }
+
+// mavenFetch: a Maven build resolves its plugins and its dependencies
+// from the local repository and downloads what that lacks. Without
+// facts (Packages not read) it is taken to find them there, as a go
+// build is; with them, it fetches when the build's POMs name something
+// the repository lacks or cannot be read whole (MavenMissing), when a
+// phase or a goal runs a plugin the repository lacks (MavenPlugins),
+// when the command points Maven at another POM (-f) or another local
+// repository (-Dmaven.repo.local) than the facts describe, and always
+// with -U or a goal that resolves or looks for updates on purpose (a
+// deploy, dependency:go-offline, versions:display-dependency-updates).
+// ./mvnw also fetches Maven itself when its distribution is absent.
+// -o, --offline or an offline setting fetches nothing. The registries
+// are the mirrors of Maven's settings, else Maven Central and the
+// repositories the POMs name.
+func mavenFetch(name string, args []shellparse.Word, pk *Packages, read bool) (fetch, bool) {
 	var f fetch
-	if len(args) == 0 || asksItself(args) || hasOpt(args, "-o", "--offline") {
+	// The wrapper downloads Maven before Maven reads its options.
+	wrapper := name == "mvnw" && pk.MavenWrapperMissing
+	if wrapper && pk.MavenWrapperDist != "" {
+		f.url(pk.MavenWrapperDist)
+	}
+	if asksItself(args) || hasOpt(args, "-o", "--offline") || pk.MavenOffline {
+		if wrapper {
+			f.web("repo.maven.apache.org")
+		}
+		return f, wrapper
+	}
+	goals := operandsOf(args, mavenTakes...)
+	fetches, unknown := wrapper, false
+	if len(goals) > 0 {
+		if hasOpt(args, "-U", "--update-snapshots") {
+			fetches = true
+		}
+		if read && pk.MavenMissing {
+			fetches = true
+		}
+		for i, w := range args {
+			v := w.Value
+			switch {
+			case (v == "-f" || v == "--file") && i+1 < len(args):
+				if f := args[i+1]; f.Dynamic || path.Clean(f.Value) != "pom.xml" {
+					fetches, unknown = true, true // another POM than the one read
+				}
+			case strings.HasPrefix(v, "--file="):
+				if w.Dynamic || path.Clean(v[len("--file="):]) != "pom.xml" {
+					fetches, unknown = true, true
+				}
+			case strings.HasPrefix(v, "-D"):
+				// -Dmaven.repo.local=DIR: another local repository; a
+				// property whose name is computed may be that one.
+				name, _, _ := strings.Cut(v[2:], "=")
+				if name == "maven.repo.local" || w.Dynamic && (name == "" || strings.ContainsAny(name, "$`*?[")) {
+					fetches = true
+				}
+			}
+		}
+		if hasOpt(args, "-s", "--settings", "-gs", "--global-settings") {
+			unknown = true // mirrors the facts do not hold
+		}
+	}
+	for _, g := range goals {
+		if g.Dynamic && strings.HasPrefix(g.Value, "-") {
+			continue // an option with a glob or a variable in its value: -Dtest=*
+		}
+		if g.Dynamic {
+			fetches, unknown = true, true
+			continue
+		}
+		prefix, goal, isGoal := strings.Cut(g.Value, ":")
+		if !isGoal {
+			plugins, ok := mavenPhasePlugins(g.Value, pk.MavenPackagings)
+			switch {
+			case !ok:
+				fetches = true // not a phase: a lifecycle the facts do not know
+			case g.Value == "deploy" || g.Value == "site-deploy":
+				fetches, unknown = true, true // the POM's distribution repository
+			case read:
+				for _, p := range plugins {
+					if !slices.Contains(pk.MavenPlugins, p) {
+						fetches = true
+					}
+				}
+			}
+			continue
+		}
+		if strings.Contains(goal, ":") {
+			// groupId:artifactId[:version]:goal
+			parts := strings.Split(g.Value, ":")
+			prefix, goal = mavenPrefixOf(parts[1]), parts[len(parts)-1]
+			if len(parts) > 3 {
+				fetches = true // a version the facts do not say is cached
+			}
+		}
+		if mavenAlwaysFetches(prefix, goal) {
+			fetches = true
+			if prefix == "deploy" || prefix == "release" || prefix == "sonar" || prefix == "jib" {
+				unknown = true
+			}
+		} else if read && !slices.Contains(pk.MavenPlugins, prefix) {
+			fetches = true
+		}
+	}
+	if !fetches {
 		return f, false
 	}
-	if len(pk.Maven) == 0 {
-		f.web("repo.maven.apache.org")
+	if len(goals) > 0 || len(f.hosts) == 0 {
+		if len(pk.Maven) == 0 || !pk.MavenMirrorsAll {
+			f.web("repo.maven.apache.org")
+			for _, u := range pk.MavenRepos {
+				f.url(u)
+			}
+		}
+		for _, u := range pk.Maven {
+			f.url(u)
+		}
 	}
-	for _, u := range pk.Maven {
-		f.url(u)
+	if unknown {
+		f.dynamic = true
 	}
 	return f, true
 }
 
 // gradleFetch: a Gradle build resolves from its caches what it resolved
-// before, so it fetches for certain only with --refresh-dependencies,
-// the tasks that resolve on purpose, or a wrapper whose distribution is
-// not yet downloaded; --offline fetches nothing.
+// before, so it fetches with --refresh-dependencies, the tasks that
+// resolve on purpose, a wrapper whose distribution is not yet
+// downloaded, or a task of a build that declares what the module cache
+// lacks (GradleDepsMissing); --offline fetches nothing.
 func gradleFetch(name string, args []shellparse.Word, pk *Packages) (fetch, bool) {
 	var f fetch
 	if len(args) == 0 && name == "gradle" || asksItself(args) || hasOpt(args, "--offline") {
@@ -1352,10 +1605,15 @@ func gradleFetch(name string, args []shellparse.Word, pk *Packages) (fetch, bool
 	}
 	fetches := hasOpt(args, "--refresh-dependencies", "--write-locks", "--update-locks") ||
 		name == "gradlew" && pk.GradleMissing
-	for _, w := range operandsOf(args, "-x", "--exclude-task", "-p", "--project-dir", "-b", "--build-file", "-c",
+	tasks := operandsOf(args, "-x", "--exclude-task", "-p", "--project-dir", "-b", "--build-file", "-c",
 		"--settings-file", "-g", "--gradle-user-home", "-I", "--init-script", "-P", "--project-prop", "-D", "--system-prop",
-		"--console", "--warning-mode", "--max-workers", "--priority", "--include-build", "--tests") {
-		if t := w.Value; t == "dependencies" || t == "dependencyUpdates" || t == "dependencyInsight" || strings.HasSuffix(t, ":dependencies") {
+		"--console", "--warning-mode", "--max-workers", "--priority", "--include-build", "--tests")
+	for _, w := range tasks {
+		switch t := w.Value; {
+		case t == "dependencies" || t == "dependencyUpdates" || t == "dependencyInsight" || strings.HasSuffix(t, ":dependencies"):
+			fetches = true
+		case t != "help" && t != "tasks" && pk.GradleDepsMissing:
+			// The build resolves what it declares and the cache lacks.
 			fetches = true
 		}
 	}
@@ -1548,6 +1806,11 @@ func FetchStep(cmd shellparse.Command) string {
 			return ""
 		}
 		return cmd.Argv[0].Value + " " + strings.Join(cmd.Args(), " ") + " --refresh-dependencies"
+	case "mvn", "mvnw":
+		if hasOpt(args, "-o", "--offline") || len(operandsOf(args, mavenTakes...)) == 0 {
+			return ""
+		}
+		return cmd.Argv[0].Value + " dependency:go-offline"
 	case "npm", "pnpm", "yarn", "bun":
 		switch sub {
 		case "run", "run-script", "test", "t", "start", "build", "exec", "x":

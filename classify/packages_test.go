@@ -58,7 +58,9 @@ func TestFetchSecurityNetworkNeverMissed(t *testing.T) {
 		"cargo fetch", "cargo add serde", "cargo install ripgrep", "cargo update", "cargo +nightly fetch", "cargo vendor",
 		"rustup update", "rustup component add clippy", "rustup toolchain install nightly",
 		"gem install rails", "gem update", "bundle", "bundle install", "bundle update", "bundle add x",
-		"mvn package", "mvn -q verify", "mvn dependency:go-offline", "./mvnw verify", "mvn clean install -DskipTests",
+		"mvn dependency:go-offline", "mvn -U package", "mvn --update-snapshots verify", "mvn deploy", "mvn -B deploy -DskipTests",
+		"mvn versions:display-dependency-updates", "./mvnw dependency:resolve", "mvn archetype:generate", "mvn release:prepare",
+		"mvn org.apache.maven.plugins:maven-dependency-plugin:3.6.1:go-offline",
 		"gradle build --refresh-dependencies", "./gradlew dependencies", "./gradlew clean build --refresh-dependencies",
 		"go get golang.org/x/tools", "go get -u ./...", "go mod download", "go mod tidy", "go install golang.org/x/tools/gopls@latest",
 		"go run golang.org/x/tools/cmd/stringer@v0.20.0 -type X", "go list -m -u all", "go -C sub mod download",
@@ -79,19 +81,55 @@ func TestFetchSecurityNetworkNeverMissed(t *testing.T) {
 	}
 }
 
+// mavenLifecycle are the plugins of a jar's default and clean lifecycles.
+var mavenLifecycle = []string{"clean", "resources", "compiler", "surefire", "jar", "install"}
+
 // TestFetchSecurityBuildWithMissingModules: a build whose dependencies the
 // cache lacks fetches them, so it is network:http, under any spelling
 // the go and cargo commands accept.
 func TestFetchSecurityBuildWithMissingModules(t *testing.T) {
-	missing := &Packages{GoMissing: true, CargoMissing: true, GradleMissing: true}
+	missing := &Packages{GoMissing: true, CargoMissing: true, GradleMissing: true, MavenMissing: true, MavenWrapperMissing: true,
+		MavenPlugins: mavenLifecycle}
 	for _, src := range []string{
 		"go build ./...", "go test ./...", "go vet ./...", "go run .", "go test -run X -count=1 ./pkg/...", "go list -m all",
 		"go mod vendor", "go generate ./...", "go build -mod=mod ./...", "go build -mod=readonly .", "GOFLAGS=-mod=mod go test ./...",
 		"cargo build", "cargo b --release", "cargo test", "cargo check", "cargo clippy", "cargo run --bin x", "cargo build --locked",
 		"./gradlew build", "./gradlew test --tests X",
+		"mvn package", "mvn -q verify", "./mvnw verify", "mvn clean install -DskipTests", "mvn -T 4C clean test -e -B",
+		"mvn test -Dtest=AppTest", "./mvnw -pl core -am test", "mvn -f pom.xml compile", "mvn spring-boot:run",
 	} {
 		if hosts, _ := netOf(t, src, missing); len(hosts) == 0 {
 			t.Errorf("%s with modules missing: no network:http access", src)
+		}
+	}
+	// A Maven build whose POMs are cached fetches still what runs a
+	// plugin the repository lacks, reads another POM or another local
+	// repository than the facts describe, or fetches Maven itself.
+	cached := &Packages{MavenPlugins: mavenLifecycle}
+	for _, tc := range []struct {
+		src string
+		pk  *Packages
+	}{
+		{"mvn package", &Packages{MavenPlugins: []string{"resources", "compiler", "surefire"}}},
+		{"mvn clean test", &Packages{MavenPlugins: []string{"resources", "compiler", "surefire"}}},
+		{"mvn package", &Packages{MavenPlugins: []string{"resources", "compiler", "surefire", "jar"}, MavenPackagings: []string{"war"}}},
+		{"mvn versions:set -DnewVersion=2", cached},
+		{"mvn spring-boot:run", cached},
+		{"mvn -f other/pom.xml test", cached},
+		{"mvn --file=$POM test", cached},
+		{"mvn -D$PROP=/srv/repo test", cached},
+		{"mvn -Dmaven.repo.local=/srv/repo test", cached},
+		{"mvn $GOAL", cached},
+		{"mvn integration-tests", cached},
+		{"./mvnw test", &Packages{MavenPlugins: mavenLifecycle, MavenWrapperMissing: true, MavenWrapperDist: "https://repo.maven.apache.org/maven2/x.zip"}},
+		{"./mvnw -v", &Packages{MavenWrapperMissing: true}},
+		{"mvn test", &Packages{}},
+		{"./mvnw -o test", &Packages{MavenPlugins: mavenLifecycle, MavenWrapperMissing: true}},
+		{"gradle build", &Packages{GradleDepsMissing: true}},
+		{"./gradlew test --tests X", &Packages{GradleDepsMissing: true}},
+	} {
+		if hosts, _ := netOf(t, tc.src, tc.pk); len(hosts) == 0 {
+			t.Errorf("%s (facts %+v): no network:http access", tc.src, tc.pk)
 		}
 	}
 	// And vendoring beats a missing cache only when the build reads the
@@ -131,6 +169,15 @@ func TestFetchNone(t *testing.T) {
 		{"cargo build", &Packages{CargoMissing: true, CargoOffline: true}}, {"cargo --version", nil}, {"cargo fmt", nil},
 		{"gem list", nil}, {"gem install --local x.gem", nil}, {"bundle exec rspec", nil}, {"bundle install --local", nil},
 		{"mvn -o package", nil}, {"mvn --offline verify", nil}, {"mvn -v", nil}, {"mvn --version", nil},
+		{"mvn package", nil}, {"mvn package", &Packages{MavenPlugins: mavenLifecycle}}, {"mvn -T 4C clean test -e -B", &Packages{MavenPlugins: mavenLifecycle}},
+		{"./mvnw clean install -DskipTests", &Packages{MavenPlugins: mavenLifecycle}}, {"mvn -q -f pom.xml verify", &Packages{MavenPlugins: mavenLifecycle}},
+		{"mvn versions:set-property -Dproperty=x -DnewVersion=17", &Packages{MavenPlugins: []string{"versions"}}},
+		{"mvn package", &Packages{MavenPlugins: []string{"resources", "compiler", "surefire", "war"}, MavenPackagings: []string{"war"}}},
+		{"mvn install", &Packages{MavenPlugins: []string{"install"}, MavenPackagings: []string{"pom"}}},
+		{"mvn package", &Packages{MavenMissing: true, MavenOffline: true}}, {"mvn validate", &Packages{}},
+		{"./mvnw test -T1C -B -ntp -fae -DskipEnforcer=true -Dlicense.skip=true", &Packages{MavenPlugins: mavenLifecycle}},
+		{"mvn --errors -Dtest=* test", &Packages{MavenPlugins: mavenLifecycle}}, {"mvn -ff -nsu -amd test", &Packages{MavenPlugins: mavenLifecycle}},
+		{"./gradlew --offline test", &Packages{GradleDepsMissing: true}}, {"./gradlew tasks", &Packages{GradleDepsMissing: true}},
 		{"gradle build", nil}, {"./gradlew build", cached}, {"./gradlew test", nil}, {"gradle --offline build --refresh-dependencies", nil},
 		{"./gradlew --offline build", &Packages{GradleMissing: true}},
 		{"git status", nil}, {"git commit -m x", nil}, {"git log", nil}, {"git remote -v", nil}, {"git remote add o https://x.example/r", nil},
@@ -176,7 +223,14 @@ func TestFetchHosts(t *testing.T) {
 		{"cargo build", &Packages{CargoMissing: true, Cargo: []string{"https://github.com/o/dep"}}, []string{"github.com", "index.crates.io", "static.crates.io", "crates.io"}},
 		{"gem install rails", nil, []string{"rubygems.org", "index.rubygems.org"}},
 		{"bundle install", &Packages{Gem: []string{"https://gems.example"}}, []string{"gems.example"}},
-		{"mvn package", &Packages{Maven: []string{"https://nexus.example/repository/maven-public/"}}, []string{"nexus.example"}},
+		{"mvn package", &Packages{Maven: []string{"https://nexus.example/repository/maven-public/"}, MavenMirrorsAll: true}, []string{"nexus.example"}},
+		{"mvn package", &Packages{Maven: []string{"https://nexus.example/repository/snapshots/"}, MavenRepos: []string{"https://repo.spring.io/milestone"}},
+			[]string{"nexus.example", "repo.maven.apache.org", "repo.spring.io"}},
+		{"mvn test", &Packages{MavenMissing: true, MavenRepos: []string{"https://jitpack.io"}}, []string{"repo.maven.apache.org", "jitpack.io"}},
+		{"./mvnw -q test", &Packages{MavenPlugins: mavenLifecycle, MavenWrapperMissing: true,
+			MavenWrapperDist: "https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/3.9.6/apache-maven-3.9.6-bin.zip"}, []string{"repo.maven.apache.org"}},
+		{"mvn deploy", &Packages{MavenPlugins: mavenLifecycle}, []string{"repo.maven.apache.org", "?"}},
+		{"mvn -s ci-settings.xml test", &Packages{MavenMissing: true}, []string{"repo.maven.apache.org", "?"}},
 		{"./gradlew build", &Packages{GradleMissing: true, GradleDist: "https://services.gradle.org/distributions/gradle-8.5-bin.zip"}, []string{"services.gradle.org", "plugins.gradle.org", "repo.maven.apache.org"}},
 		{"go get x", nil, []string{"proxy.golang.org", "sum.golang.org"}},
 		{"go mod download", &Packages{GoProxy: "https://goproxy.example,direct", GoSumDB: "off"}, []string{"goproxy.example"}},

@@ -13,8 +13,10 @@ import (
 // downloads: some command of the request is a build of a package manager
 // (classify.FetchStep) and, looked at after the run, what that build
 // needs is missing: the module cache lacks a module go.mod requires,
-// Cargo.lock names a crate neither cached nor checked out, the Gradle
-// wrapper's distribution is absent, or node_modules lacks a package
+// Cargo.lock names a crate neither cached nor checked out, the Gradle or
+// Maven wrapper's distribution is absent, the Maven or Gradle build
+// declares what the local repository or module cache lacks (maven.go,
+// gradle.go), or node_modules lacks a package
 // package.json depends on. A build that failed for another reason (a
 // test, a compile error), or a script in which something else failed
 // (git commit with nothing to commit), gets no hint: the hint would send
@@ -43,6 +45,8 @@ func (g *Gate) missingFetchStep(req Request, dec Decision) string {
 			needs = classify.EcoCargo
 		case "gradle", "gradlew":
 			needs = classify.EcoGradle
+		case "mvn", "mvnw":
+			needs = classify.EcoMaven
 		case "npm", "pnpm", "yarn", "bun":
 			if nodeModulesMissing(req.Cwd) {
 				return step
@@ -52,7 +56,8 @@ func (g *Gate) missingFetchStep(req Request, dec Decision) string {
 			continue
 		}
 		pk := packageFacts(needs, dirs, dec.Workspace, g.cfg.UserHome, env).pk
-		if pk.GoMissing && !pk.GoVendor || pk.CargoMissing && !pk.CargoOffline || pk.GradleMissing {
+		if pk.GoMissing && !pk.GoVendor || pk.CargoMissing && !pk.CargoOffline || pk.GradleMissing || pk.GradleDepsMissing ||
+			pk.MavenMissing && !pk.MavenOffline || pk.MavenWrapperMissing {
 			return step
 		}
 	}

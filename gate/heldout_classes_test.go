@@ -2,6 +2,10 @@ package gate
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mnemos-dev/mnemos/policy"
@@ -24,6 +28,16 @@ var heldoutContained = []string{
 	`find . -name '*.go' -exec ls -la {} \;`,
 	`find . -name '*.go' -exec wc -l {} +`,
 	`find . -type f -name '*.py' -exec grep -l import {} +`,
+	// Maven and Gradle builds whose plugins and dependencies are in the
+	// local repository and the module cache, and their wrappers'
+	// distributions too.
+	`mvn test`,
+	`./mvnw -q package`,
+	`mvn -B -ntp -fae clean install -DskipTests`,
+	`mvn -o verify`,
+	`./mvnw versions:set-property -Dproperty=maven.compiler.source -DnewVersion=17`,
+	`./gradlew test`,
+	`./gradlew build --no-daemon --warning-mode all`,
 }
 
 // heldoutAsks are their harmful look-alikes: each asks or is denied at
@@ -38,6 +52,17 @@ var heldoutAsks = []string{
 	`find . -name '*.py' -exec python3 {} \;`,
 	`find . -type f -exec chmod +x {} +`,
 	`git ls-files | xargs -I{} cp {} /srv/elsewhere/`,
+	// Maven builds that download: on purpose, a plugin the local
+	// repository lacks, another POM or local repository than the one
+	// read.
+	`mvn dependency:go-offline`,
+	`mvn -U test`,
+	`mvn spring-boot:run`,
+	`mvn com.evil:evil-maven-plugin:1.0:run`,
+	`mvn -Dmaven.repo.local=/srv/other/repo test`,
+	`mvn -f other-pom.xml test`,
+	`mvn deploy`,
+	`./gradlew test --refresh-dependencies`,
 }
 
 // heldoutAsksOutside are commands that are harmless under the sandbox
@@ -59,6 +84,49 @@ func TestHeldOutClassesRunContained(t *testing.T) {
 		if d.Outcome != policy.Allow {
 			t.Errorf("%q at full under the sandbox: %s; want allow", cmd, describe(d))
 		}
+	}
+}
+
+// TestHeldOutBuildFetchesNameRegistries: a Maven or Gradle build that
+// downloads asks, and its card and its run's network name the
+// registries the build is configured for; one whose POM names a plugin
+// the local repository lacks is such a build.
+func TestHeldOutBuildFetchesNameRegistries(t *testing.T) {
+	f := newHeldoutFixture(t, policy.Full)
+	writeFiles(t, f.home, map[string]string{".m2/settings.xml": "<settings><mirrors><mirror><id>corp</id><mirrorOf>*</mirrorOf>" +
+		"<url>https://nexus.corp.example/repository/maven-public/</url></mirror></mirrors></settings>"})
+	g := f.gate(t)
+	for _, tc := range []struct {
+		cmd   string
+		hosts []string
+	}{
+		{"mvn -U test", []string{"nexus.corp.example"}},
+		{"./mvnw dependency:go-offline", []string{"nexus.corp.example"}},
+	} {
+		d, err := g.Decide(context.Background(), f.request(tc.cmd, ""), Mode{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Outcome != policy.Ask {
+			t.Errorf("%q: %s; want ask", tc.cmd, describe(d))
+		}
+		if d.Network == nil || !slices.Equal(d.Network.Hosts, tc.hosts) {
+			t.Errorf("%q: network %+v, want hosts %v", tc.cmd, d.Network, tc.hosts)
+		}
+	}
+	// A plugin the POM adds that the repository lacks.
+	pom, err := os.ReadFile(filepath.Join(f.ws, "pom.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, f.ws, map[string]string{"pom.xml": strings.Replace(string(pom), "<plugins>",
+		"<plugins><plugin><groupId>org.jacoco</groupId><artifactId>jacoco-maven-plugin</artifactId><version>0.8.11</version></plugin>", 1)})
+	d, err := g.Decide(context.Background(), f.request("mvn test", ""), Mode{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Outcome != policy.Ask || d.Network == nil || !slices.Equal(d.Network.Hosts, []string{"nexus.corp.example"}) {
+		t.Errorf("mvn test with a plugin not cached: %s, network %+v; want ask naming the mirror", describe(d), d.Network)
 	}
 }
 

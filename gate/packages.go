@@ -1094,7 +1094,7 @@ func cargoHasDeps(b []byte) bool {
 	return inTable && !tableHasPath
 }
 
-// --- Ruby, Java ------------------------------------------------------------
+// --- Ruby ------------------------------------------------------------
 
 func (r *factReader) gemFacts() {
 	pk := r.facts.pk
@@ -1117,93 +1117,7 @@ func (r *factReader) gemFacts() {
 	}
 }
 
-func (r *factReader) mavenFacts() {
-	pk := r.facts.pk
-	p := r.homePath(".m2", "settings.xml")
-	if p == "" {
-		return
-	}
-	b, ok := r.read(p, maxConfig)
-	if !ok {
-		return
-	}
-	s := string(b)
-	for _, m := range xmlBlocks(s, "mirror") {
-		for _, u := range xmlBlocks(m, "url") {
-			pk.Maven = appendURLs(pk.Maven, strings.TrimSpace(u))
-		}
-	}
-	for _, px := range xmlBlocks(s, "proxy") {
-		if a := xmlBlocks(px, "active"); len(a) > 0 && strings.TrimSpace(a[0]) == "false" {
-			continue
-		}
-		for _, port := range xmlBlocks(px, "port") {
-			if n, err := strconv.ParseUint(strings.TrimSpace(port), 10, 16); err == nil && n > 0 {
-				r.facts.proxyPorts = append(r.facts.proxyPorts, uint16(n))
-			} else {
-				r.facts.proxyUnknown = true
-			}
-		}
-	}
-}
-
-// xmlBlocks returns the contents of every <tag>...</tag> of s.
-func xmlBlocks(s, tag string) []string {
-	var out []string
-	open, end := "<"+tag+">", "</"+tag+">"
-	for {
-		i := strings.Index(s, open)
-		if i < 0 {
-			return out
-		}
-		s = s[i+len(open):]
-		j := strings.Index(s, end)
-		if j < 0 {
-			return out
-		}
-		out = append(out, s[:j])
-		s = s[j+len(end):]
-	}
-}
-
-func (r *factReader) gradleFacts() {
-	pk := r.facts.pk
-	userHome := r.getenv("GRADLE_USER_HOME")
-	if !filepath.IsAbs(userHome) {
-		userHome = r.homePath(".gradle")
-	}
-	for _, dir := range r.dirs {
-		p, ok := nearest(r.upward(dir), filepath.Join("gradle", "wrapper", "gradle-wrapper.properties"))
-		if !ok || userHome == "" {
-			continue
-		}
-		b, ok := r.read(p, maxConfig)
-		if !ok {
-			continue
-		}
-		r.source(p)
-		for _, line := range strings.Split(string(b), "\n") {
-			k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-			if !ok || strings.TrimSpace(k) != "distributionUrl" {
-				continue
-			}
-			u := strings.ReplaceAll(strings.TrimSpace(v), `\:`, ":")
-			base := strings.TrimSuffix(u[strings.LastIndexByte(u, '/')+1:], ".zip")
-			if base == "" || strings.Contains(base, "..") {
-				continue
-			}
-			d := filepath.Join(userHome, "wrapper", "dists", base)
-			if f, err := os.Open(d); err == nil {
-				names, _ := f.Readdirnames(1)
-				f.Close()
-				if len(names) > 0 {
-					continue
-				}
-			}
-			pk.GradleMissing, pk.GradleDist = true, u
-		}
-	}
-}
+// Maven: maven.go. Gradle: gradle.go.
 
 // --- git -------------------------------------------------------------------
 
