@@ -1607,6 +1607,20 @@ func classifyGit(c *Classification, cmd shellparse.Command, pl Place) {
 			c.add(pl, FSWrite, here)
 			if sub == "config" {
 				c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+				// --global and --system write the user's and the
+				// system's configuration, --file the file it names.
+				for j, w := range rest {
+					switch v := w.Value; {
+					case v == "--global" && pl.Home != "":
+						c.add(pl, FSWrite, shellparse.Word{Value: path.Join(pl.Home, ".gitconfig")})
+					case v == "--system":
+						c.add(pl, FSWrite, shellparse.Word{Value: "/etc/gitconfig"})
+					case (v == "--file" || v == "-f") && j+1 < len(rest):
+						c.add(pl, FSWrite, rest[j+1])
+					case strings.HasPrefix(v, "--file="):
+						c.add(pl, FSWrite, shellparse.Word{Value: strings.TrimPrefix(v, "--file="), Dynamic: w.Dynamic})
+					}
+				}
 			}
 			if sub == "remote" {
 				// git remote update, show NAME and prune NAME talk to
@@ -2241,6 +2255,12 @@ func laterSystem(p string, segs []string, eq func(string, string) bool, eqAny fu
 	}
 	if len(segs) >= 2 && eq(segs[0], "etc") && (strings.HasPrefix(segs[1], "cron") || glob1(segs[1], "cron.d")) {
 		return len(segs) > 2 || into || segs[1] == "crontab"
+	}
+	if under("usr", "lib", "node_modules") || under("usr", "local", "lib", "node_modules") ||
+		len(segs) >= 4 && (eq(segs[0], "usr") && (slices.Contains(segs, "site-packages") || slices.Contains(segs, "dist-packages"))) {
+		// The programs' own code that the system's node and python
+		// load: npm itself, global packages, installed modules.
+		return true
 	}
 	if under("etc", "profile.d") || under("var", "spool", "cron") || under("etc", "systemd") || under("etc", "init.d") ||
 		under("etc", "xdg", "autostart") || under("etc", "zsh") || under("usr", "lib", "systemd") ||

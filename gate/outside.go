@@ -102,9 +102,11 @@ func (g *Gate) decideOutside(req Request, dec *Decision, outside []sandbox.Need)
 			reach = append(reach, r)
 			continue
 		}
-		line := f.Line
+		// The agent runs it itself: no sandbox section applies, only
+		// an approval or a grant.
+		line := "nothing confines this command, which runs outside the sandbox; approving with --remember grants it to later ones"
 		if f.Never {
-			line = "no policy can grant it to every run"
+			line = "nothing confines this command, which runs outside the sandbox, and no grant covers it"
 		}
 		reach = append(reach, Reach{Path: f.Need.Path, Write: f.Need.Write, Once: f.Never, Policy: line})
 	}

@@ -137,10 +137,11 @@ func escapeTables(name string) (escapeTable, bool) {
 			"--ignore-scripts"}}, true
 	case "go":
 		// go help build: -C dir, -toolexec, -exec, -modfile, -overlay,
+		// go vet's -vettool (a program it runs),
 		// -o, -ldflags (-extld), -gccgoflags, -pkgdir; go help testflag:
 		// the profiles, traces and coverage files a test run writes
 		// wherever they name (also as -test.NAME).
-		return escapeTable{single: true, long: []string{"-C", "-toolexec", "-exec", "-modfile", "-overlay", "-o",
+		return escapeTable{single: true, long: []string{"-C", "-toolexec", "-vettool", "-exec", "-modfile", "-overlay", "-o",
 			"-ldflags", "-gccgoflags", "-pkgdir", "-work",
 			"-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-coverprofile", "-outputdir",
 			"-test.cpuprofile", "-test.memprofile", "-test.blockprofile", "-test.mutexprofile", "-test.trace",

@@ -440,6 +440,12 @@ func (v *viewPlan) build() error {
 	}
 	for _, s := range v.sockets {
 		if err := unix.Mount("/dev/null", s, "", unix.MS_BIND, ""); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				// Gone since it was listed: nothing left to hide, and
+				// a socket made after the view is not reachable from
+				// it (the view's /tmp is the one the command sees).
+				continue
+			}
 			return fmt.Errorf("hide the socket %s: %w", s, err)
 		}
 	}
