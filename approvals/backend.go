@@ -22,9 +22,11 @@ import (
 //     on the database's clock (the caller's now is the time for SQLite;
 //     a shared server trusts its own clock over a host's);
 //   - Resolve and Cancel make the four checks in order (unknown token,
-//     already resolved, expired, decider differs from requester), and an
-//     expired request stays expired although an error is returned;
-//   - only the requester's identity resolves a request;
+//     already resolved, expired, the answer is not for the requester), and
+//     an expired request stays expired although an error is returned;
+//   - an answer resolves only the requests of the identity it is for
+//     (ResolveOptions.For), and an approval never comes from the
+//     requester's own identity (CheckAnswerer, ErrOwnRequest);
 //   - no grant is recorded or found for a capability whose approval is
 //     always, and none whose target covers everything.
 //

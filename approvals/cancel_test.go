@@ -27,7 +27,7 @@ func TestCancel(t *testing.T) {
 	if err != nil || stored.Status != StatusCancelled || stored.CancelReason != "the plan changed" || stored.DecisionAt == nil {
 		t.Fatalf("stored: %+v, %v", stored, err)
 	}
-	if _, err := s.Resolve(ctx, p.Token, Approve, alice, t0.Add(2*time.Second), ResolveOptions{}); !errors.Is(err, ErrAlreadyResolved) {
+	if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, t0.Add(2*time.Second), ResolveOptions{For: alice}); !errors.Is(err, ErrAlreadyResolved) {
 		t.Errorf("approving a cancelled request: err = %v, want ErrAlreadyResolved", err)
 	}
 	if _, ok, err := s.SpendTicket(ctx, "k", t0.Add(3*time.Second)); ok || err != nil {

@@ -22,8 +22,12 @@
 //
 // [Store.Resolve] performs the four checks of the approval registry in
 // order: unknown token, already resolved (no double spend), expired (the
-// expired status persists although an error is returned), decider differs
-// from requester. Only the requester's identity resolves a request.
+// expired status persists although an error is returned), the answer is
+// not for the requester. An answer resolves only the requests of the
+// identity it is for, and an approval never comes from the requester's
+// own identity: an agent (claude-code:alice) never approves its own
+// request; the person it works for does, through a channel that answers as
+// them (terminal:alice, page:alice, a paired Telegram account).
 //
 // Every expiry is compared in SQL at query time, not only by a sweeper.
 // Timestamps are stored as fixed-width ISO-8601 UTC text with nanosecond

@@ -50,7 +50,7 @@ func ExampleStore_Resolve() {
 	_, err = store.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: "cli", Sender: "mallory"}, now, approvals.ResolveOptions{})
 	fmt.Println(err)
 
-	r, err := store.Resolve(ctx, p.Token, approvals.Approve, alice, now.Add(time.Minute), approvals.ResolveOptions{})
+	r, err := store.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, now.Add(time.Minute), approvals.ResolveOptions{For: alice})
 	if err != nil {
 		log.Fatal(err)
 	}

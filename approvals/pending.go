@@ -35,7 +35,43 @@ var (
 	ErrAlreadyResolved = errors.New("approval already resolved")
 	ErrExpired         = errors.New("approval expired")
 	ErrNotRequester    = errors.New("only the requester can resolve this approval")
+	// ErrOwnRequest: the answering identity is the requester's own. A
+	// requester (an agent's identity, claude-code:alice) never approves
+	// its own request; the person it works for does, through a channel
+	// that answers as them (the terminal, the page, a paired account).
+	ErrOwnRequest = errors.New("a request is never approved by its own requester's identity")
 )
+
+// The channels an answer comes through, as the answering identity's
+// channel; its sender is the person's (the sender the requests it answers
+// are made for). A Telegram account answers as itself (its channel and
+// its user id).
+const (
+	// ViaTerminal: mnemos approvals approve and deny, approvals watch.
+	ViaTerminal = "terminal"
+	// ViaPage: the approvals page of mnemos serve.
+	ViaPage = "page"
+	// ViaBridge: mnemos approvals answer, run by a channel's bridge.
+	ViaBridge = "bridge"
+)
+
+// CheckAnswerer makes settle's identity checks, for every backend: the
+// request's requester must be the identity the answer is for (forID; by
+// itself when zero: ErrNotRequester), and an approval's answering
+// identity by must not be the requester (ErrOwnRequest).
+func CheckAnswerer(requester, by, forID Identity, approve bool) error {
+	if forID == (Identity{}) {
+		forID = by
+	}
+	if requester != forID {
+		return ErrNotRequester
+	}
+	if approve && by == requester {
+		return fmt.Errorf("%w: %s:%s asked; it is answered by the person it works for, from a terminal (mnemos approvals approve), the approvals page or a paired channel", ErrOwnRequest,
+			Printable(requester.Channel), Printable(requester.Sender))
+	}
+	return nil
+}
 
 // tokenEncoding is lowercase RFC 4648 base32 without padding: 26 characters
 // of a–z and 2–7, easy to read aloud and type.
@@ -476,13 +512,20 @@ type ResolveOptions struct {
 	// lets the rerun through, so no spare ticket is left behind to outlive
 	// a revoked grant.
 	NoTicket bool
+	// For is the requester whose requests the answering identity (by)
+	// answers: the identity a channel serves (the CLI's --channel and
+	// --sender, the page's identity, a Telegram account's pairing). Zero
+	// means by's own, which an approval never is (ErrOwnRequest).
+	For Identity
 }
 
-// Resolve applies a decision to a pending request. It checks, in order:
-// the token is known (ErrUnknownToken); the request is still pending
-// (ErrAlreadyResolved: no double spend); it has not expired (ErrExpired,
-// after persisting the expired status); the decider is the requester
-// (ErrNotRequester). Only then is the decision written, by a conditional
+// Resolve applies a decision to a pending request, answered by by for the
+// requests of o.For. It checks, in order: the token is known
+// (ErrUnknownToken); the request is still pending (ErrAlreadyResolved: no
+// double spend); it has not expired (ErrExpired, after persisting the
+// expired status); the request is o.For's (ErrNotRequester); an approval
+// does not come from the requester's own identity (ErrOwnRequest). Only
+// then is the decision written, with by as the decider, by a conditional
 // UPDATE, so two concurrent resolvers cannot both succeed. Approving issues,
 // in the same transaction, a one-shot ticket bound to the request key.
 func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identity, now time.Time, o ResolveOptions) (Pending, error) {
@@ -510,7 +553,7 @@ func (s *Store) Resolve(ctx context.Context, token string, d Decision, by Identi
 	if ticketTTL == 0 {
 		ticketTTL = DefaultTicketTTL
 	}
-	return s.settle(ctx, "resolve", token, by, now, func(tx *sql.Tx, p *Pending, n string) error {
+	return s.settle(ctx, "resolve", token, by, o.For, d == Approve, now, func(tx *sql.Tx, p *Pending, n string) error {
 		var terr, under any // territory is recorded on approval only
 		if d == Approve {
 			terr = territory
@@ -553,7 +596,7 @@ func (s *Store) Cancel(ctx context.Context, token string, by Identity, reason st
 	if reason == "" {
 		reason = "withdrawn by the requester"
 	}
-	return s.settle(ctx, "cancel", token, by, now, func(tx *sql.Tx, p *Pending, n string) error {
+	return s.settle(ctx, "cancel", token, by, Identity{}, false, now, func(tx *sql.Tx, p *Pending, n string) error {
 		res, err := tx.ExecContext(ctx, `UPDATE pending SET status = 'rejected', cancel_reason = ?,
 			decision_at = ?, decision_by_channel = ?, decision_by_sender = ?
 			WHERE token = ? AND status = 'pending' AND expires_at >= ?`,
@@ -574,11 +617,11 @@ func (s *Store) Cancel(ctx context.Context, token string, by Identity, reason st
 // settle runs seed 002's four checks on a request, in order, inside one
 // immediate transaction: the token is known (ErrUnknownToken); the request
 // is still pending (ErrAlreadyResolved: no double spend); it has not
-// expired (ErrExpired, after committing the expired status); by is the
-// requester (ErrNotRequester). Only then does apply write the decision;
-// it sets the new status on p and must change the row with a conditional
-// UPDATE.
-func (s *Store) settle(ctx context.Context, op, token string, by Identity, now time.Time,
+// expired (ErrExpired, after committing the expired status); the request
+// is forID's, and an approval is not by the requester's own identity
+// (CheckAnswerer). Only then does apply write the decision; it sets the
+// new status on p and must change the row with a conditional UPDATE.
+func (s *Store) settle(ctx context.Context, op, token string, by, forID Identity, approve bool, now time.Time,
 	apply func(tx *sql.Tx, p *Pending, n string) error) (Pending, error) {
 	token = normToken(token)
 	n := formatTime(now)
@@ -610,9 +653,9 @@ func (s *Store) settle(ctx context.Context, op, token string, by Identity, now t
 			expired = true
 			return nil
 		}
-		// 4. only the requester decides
-		if p.Channel != by.Channel || p.Sender != by.Sender {
-			return ErrNotRequester
+		// 4. only for the requester, never by its own identity
+		if err := CheckAnswerer(p.Requester(), by, forID, approve); err != nil {
+			return err
 		}
 		if err := apply(tx, &p, n); err != nil {
 			return err
@@ -623,7 +666,7 @@ func (s *Store) settle(ctx context.Context, op, token string, by Identity, now t
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrUnknownToken) || errors.Is(err, ErrAlreadyResolved) || errors.Is(err, ErrNotRequester) {
+		if errors.Is(err, ErrUnknownToken) || errors.Is(err, ErrAlreadyResolved) || errors.Is(err, ErrNotRequester) || errors.Is(err, ErrOwnRequest) {
 			return Pending{}, err
 		}
 		return Pending{}, fmt.Errorf("%s: %w", op, err)

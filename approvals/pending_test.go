@@ -57,14 +57,14 @@ func TestRegistry(t *testing.T) {
 		}},
 		{"approve sets status, decision time and decider", func(t *testing.T, s *Store, p Pending) {
 			now := t0.Add(time.Minute)
-			r, err := s.Resolve(ctx, p.Token, Approve, alice, now, ResolveOptions{Territory: TerritorySession})
+			r, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, now, ResolveOptions{For: alice, Territory: TerritorySession})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, _ := s.Get(ctx, p.Token)
 			for _, q := range []Pending{r, got} {
 				if q.Status != StatusApproved || q.DecisionAt == nil || !q.DecisionAt.Equal(now) ||
-					*q.DecisionBy != alice || q.Territory != TerritorySession {
+					*q.DecisionBy != (Identity{Channel: ViaTerminal, Sender: alice.Sender}) || q.Territory != TerritorySession {
 					t.Errorf("after approve: %+v", q)
 				}
 			}
@@ -83,7 +83,7 @@ func TestRegistry(t *testing.T) {
 			}
 		}},
 		{"unknown token raises", func(t *testing.T, s *Store, p Pending) {
-			if _, err := s.Resolve(ctx, "aaaaaaaaaaaaaaaaaaaaaaaaaa", Approve, alice, t0, ResolveOptions{}); !errors.Is(err, ErrUnknownToken) {
+			if _, err := s.Resolve(ctx, "aaaaaaaaaaaaaaaaaaaaaaaaaa", Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, t0, ResolveOptions{For: alice}); !errors.Is(err, ErrUnknownToken) {
 				t.Errorf("err = %v", err)
 			}
 			if _, err := s.Get(ctx, "nope"); !errors.Is(err, ErrUnknownToken) {
@@ -91,7 +91,7 @@ func TestRegistry(t *testing.T) {
 			}
 		}},
 		{"a second resolve raises: no double spend", func(t *testing.T, s *Store, p Pending) {
-			if _, err := s.Resolve(ctx, p.Token, Approve, alice, t0, ResolveOptions{}); err != nil {
+			if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, t0, ResolveOptions{For: alice}); err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range []Decision{Approve, Reject} {
@@ -105,7 +105,7 @@ func TestRegistry(t *testing.T) {
 		}},
 		{"a different decider raises; an expired request persists as expired", func(t *testing.T, s *Store, p Pending) {
 			for _, by := range []Identity{{"cli", "mallory"}, {"telegram", "alice"}, {"", ""}} {
-				if _, err := s.Resolve(ctx, p.Token, Approve, by, t0, ResolveOptions{}); !errors.Is(err, ErrNotRequester) {
+				if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: by.Sender}, t0, ResolveOptions{For: by}); !errors.Is(err, ErrNotRequester) {
 					t.Errorf("decider %+v: err = %v", by, err)
 				}
 			}
@@ -113,7 +113,7 @@ func TestRegistry(t *testing.T) {
 				t.Fatalf("a refused decider changed the status to %s", got.Status)
 			}
 			late := p.ExpiresAt.Add(time.Second)
-			if _, err := s.Resolve(ctx, p.Token, Approve, alice, late, ResolveOptions{}); !errors.Is(err, ErrExpired) {
+			if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, late, ResolveOptions{For: alice}); !errors.Is(err, ErrExpired) {
 				t.Fatalf("late resolve: err = %v", err)
 			}
 			// The transition survives the error, seen from another connection.
@@ -121,7 +121,7 @@ func TestRegistry(t *testing.T) {
 			if got, _ := other.Get(ctx, p.Token); got.Status != StatusExpired {
 				t.Errorf("status after expiry error = %s, want expired", got.Status)
 			}
-			if _, err := s.Resolve(ctx, p.Token, Approve, alice, late, ResolveOptions{}); !errors.Is(err, ErrAlreadyResolved) {
+			if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, late, ResolveOptions{For: alice}); !errors.Is(err, ErrAlreadyResolved) {
 				t.Errorf("resolve after expiry: err = %v", err)
 			}
 		}},
@@ -153,7 +153,7 @@ func TestResolveChecksInOrder(t *testing.T) {
 	}
 	// Expiry is exclusive: at exactly expires_at the request still resolves.
 	r, _ := s.CreatePending(ctx, newReq("k3"), t0, time.Minute)
-	if _, err := s.Resolve(ctx, r.Token, Approve, alice, r.ExpiresAt, ResolveOptions{}); err != nil {
+	if _, err := s.Resolve(ctx, r.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, r.ExpiresAt, ResolveOptions{For: alice}); err != nil {
 		t.Errorf("resolve at expires_at: %v", err)
 	}
 	// Bad arguments are refused before anything is read.
@@ -174,14 +174,14 @@ func TestSecurityOnlyRequesterResolves(t *testing.T) {
 	for _, by := range []Identity{
 		{"cli", "Alice"}, {"cli", "alice "}, {"CLI", "alice"}, {"telegram", "alice"}, {"cli", ""}, {"", "alice"},
 	} {
-		if _, err := s.Resolve(ctx, p.Token, Approve, by, t0, ResolveOptions{}); !errors.Is(err, ErrNotRequester) {
+		if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: by.Sender}, t0, ResolveOptions{For: by}); !errors.Is(err, ErrNotRequester) {
 			t.Errorf("decider %q: err = %v", by, err)
 		}
 	}
 	if _, ok, _ := s.SpendTicket(ctx, "k", t0); ok {
 		t.Fatal("a refused decider issued a ticket")
 	}
-	if _, err := s.Resolve(ctx, p.Token, Approve, alice, t0, ResolveOptions{}); err != nil {
+	if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, t0, ResolveOptions{For: alice}); err != nil {
 		t.Fatalf("requester: %v", err)
 	}
 }
@@ -230,7 +230,8 @@ func approved(t testing.TB, s *Store, key string, o ResolveOptions) Pending {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Resolve(ctx, p.Token, Approve, alice, t0, o); err != nil {
+	o.For = alice
+	if _, err := s.Resolve(ctx, p.Token, Approve, Identity{Channel: ViaTerminal, Sender: alice.Sender}, t0, o); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -111,7 +111,7 @@ func TestResolveUnder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Resolve(ctx, p.Token, Approve, Identity{"cli", "alice"}, t0, ResolveOptions{Territory: TerritorySession, Under: "/w/internal"})
+	r, err := s.Resolve(ctx, p.Token, Approve, Identity{ViaTerminal, "alice"}, t0, ResolveOptions{Territory: TerritorySession, Under: "/w/internal", For: Identity{"cli", "alice"}})
 	if err != nil || r.TerritoryUnder != "/w/internal" {
 		t.Fatalf("resolve: %+v, %v", r, err)
 	}

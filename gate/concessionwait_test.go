@@ -41,8 +41,8 @@ func TestRunWaitAwaitsConcession(t *testing.T) {
 	dev := approvals.Identity{Channel: "cli", Sender: "dev"}
 	// What Approve does for --remember session, in two steps with time
 	// between them for the waiting run to look.
-	if _, err := st.Resolve(ctx, d.Approval.Token, approvals.Approve, dev, f.now,
-		approvals.ResolveOptions{Territory: approvals.TerritorySession, NoTicket: true}); err != nil {
+	if _, err := st.Resolve(ctx, d.Approval.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: dev.Sender}, f.now,
+		approvals.ResolveOptions{Territory: approvals.TerritorySession, NoTicket: true, For: dev}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)

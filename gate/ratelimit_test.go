@@ -49,7 +49,8 @@ rate_limits:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Resolve(context.Background(), d.Approval.Token, approvals.Approve, approvals.Identity{Channel: "cli", Sender: "dev"}, f.now, approvals.ResolveOptions{}); err != nil {
+	if _, err := st.Resolve(context.Background(), d.Approval.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: "dev"}, f.now,
+		approvals.ResolveOptions{For: approvals.Identity{Channel: "cli", Sender: "dev"}}); err != nil {
 		t.Fatal(err)
 	}
 	if d := f.decide(t, run, "echo", "a"); d.Outcome != policy.Allow || d.Ticket == "" {

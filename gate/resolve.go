@@ -30,6 +30,12 @@ type ApproveOptions struct {
 	// subtree (approve --under): relative to the request's directory,
 	// holding every path the request writes.
 	Under string
+	// Via is the identity the answer comes through, which approves for
+	// the requester answered for: approvals.ViaTerminal, ViaPage or
+	// ViaBridge with the person's sender, or a Telegram account. Zero
+	// means the person at a terminal (terminal:SENDER). It is never the
+	// requester's own identity (approvals.ErrOwnRequest).
+	Via approvals.Identity
 }
 
 // Approved is what approving did.
@@ -75,11 +81,16 @@ type AddedRule struct {
 // carried no session id.
 const sessionGrantFallback = 12 * time.Hour
 
-// Approve resolves a pending request as approved by the given identity
-// (seed 002's four checks apply), issuing its one-shot ticket, and records
-// the territory concession asked for. The concession is checked before
+// Approve resolves a pending request of by as approved, answered through
+// o.Via (seed 002's four checks apply, and the answering identity is never
+// the requester's own), issuing its one-shot ticket, and records the
+// territory concession asked for. The concession is checked before
 // anything is resolved, so a refused --remember changes nothing.
 func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity, o ApproveOptions) (Approved, error) {
+	via := o.Via
+	if via == (approvals.Identity{}) {
+		via = approvals.Identity{Channel: approvals.ViaTerminal, Sender: by.Sender}
+	}
 	st, err := g.Store(ctx)
 	if err != nil {
 		return Approved{}, err
@@ -147,8 +158,8 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		noTicket = false
 	}
 	scope := g.scopeOf(ctx, st, token)
-	p, err := st.Resolve(ctx, token, approvals.Approve, by, now, approvals.ResolveOptions{Territory: territory,
-		Under: plan.under, NoTicket: noTicket, TicketTTL: scope.TTL})
+	p, err := st.Resolve(ctx, token, approvals.Approve, via, now, approvals.ResolveOptions{Territory: territory,
+		Under: plan.under, NoTicket: noTicket, TicketTTL: scope.TTL, For: by})
 	if err != nil {
 		if errors.Is(err, approvals.ErrExpired) {
 			_ = g.cfg.Audit.Append(ctx, "approval.expired", slog.String("id", token))
@@ -158,6 +169,7 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 	out := Approved{Pending: p, NotRemembered: plan.skipped}
 	if err := g.cfg.Audit.Append(ctx, "approval.approved",
 		slog.String("id", p.Token), slog.String("channel", by.Channel), slog.String("sender", by.Sender),
+		slog.String("by", via.Channel+":"+via.Sender),
 		slog.String("territory", territory), slog.Any("argv", p.Details.Argv)); err != nil {
 		return out, err
 	}
@@ -179,7 +191,7 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 			out.Grants, out.Reused = append(out.Grants, held.Grant), append(out.Reused, held.ID)
 			continue
 		}
-		gr, err := st.RecordGrant(ctx, k, approvals.GrantOptions{ExpiresAt: expires, GrantedBy: by.Channel + ":" + by.Sender,
+		gr, err := st.RecordGrant(ctx, k, approvals.GrantOptions{ExpiresAt: expires, GrantedBy: via.Channel + ":" + via.Sender,
 			Session: plan.session, Approval: p.Token, MaxUses: scope.MaxUses}, now)
 		if err != nil {
 			return out, err
@@ -210,7 +222,7 @@ func (g *Gate) Approve(ctx context.Context, token string, by approvals.Identity,
 		return out, nil
 	}
 	if plan.sessionRules {
-		return out, g.recordSessionRules(ctx, st, &out, plan, by, now)
+		return out, g.recordSessionRules(ctx, st, &out, plan, via, now)
 	}
 	rs, err := AppendAllowRules(g.cfg.Paths.PolicyFile, plan.rules, p.Token, now)
 	if err != nil {

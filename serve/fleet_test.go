@@ -363,7 +363,7 @@ func TestSecurityFleetTelegram(t *testing.T) {
 	if _, ok, _ := a.st.SpendTicket(ctx, mine.RequestKey, time.Now()); !ok {
 		t.Error("host A cannot spend its ticket")
 	}
-	fb.wait(t, "editMessageText", `approved by cli:dev`)
+	fb.wait(t, "editMessageText", `approved by phone:7`)
 	// A click on eve's request, by dev's paired account, is refused.
 	fb.push(callback(7, "approve:"+hers.Token, card.MessageID))
 	fb.wait(t, "answerCallbackQuery", `Not answered`)

@@ -39,7 +39,7 @@ func TestRequestView(t *testing.T) {
 		t.Fatalf("after the click the request is %s", st)
 	}
 	page = text(b.get("/request/" + p.Token + "?answer=reject"))
-	if !strings.Contains(page, "approved by cli:dev") || strings.Contains(page, "<form") {
+	if !strings.Contains(page, "approved by page:dev") || strings.Contains(page, "<form") {
 		t.Errorf("the answered request's view:\n%s", page)
 	}
 	if page := text(b.get("/request/" + strings.Repeat("a", 26))); !strings.Contains(page, "There is no request") {

@@ -390,7 +390,10 @@ func (tg *Telegram) callback(ctx context.Context, q *tgQuery) Dispatch {
 	)
 	if d == approvals.Approve {
 		var res gate.Approved
-		res, err = tg.srv.cfg.Resolver.Approve(ctx, token, by, gate.ApproveOptions{})
+		// The paired identity's request, approved as this Telegram
+		// account: an unpaired account answers only for itself, and so
+		// approves nothing.
+		res, err = tg.srv.cfg.Resolver.Approve(ctx, token, by, gate.ApproveOptions{Via: tg.account(q.From.ID)})
 		p, label = res.Pending, "Approved"
 	} else {
 		p, err = tg.srv.cfg.Resolver.Deny(ctx, token, by)
@@ -410,7 +413,13 @@ func (tg *Telegram) callback(ctx context.Context, q *tgQuery) Dispatch {
 	return Dispatch{OK: true, Decision: strings.ToLower(label), Token: p.Token}
 }
 
-// identityOf is whom a Telegram user answers as.
+// account is a Telegram user's own identity: the channel and the user id.
+func (tg *Telegram) account(user int64) approvals.Identity {
+	return approvals.Identity{Channel: tg.Channel, Sender: strconv.FormatInt(user, 10)}
+}
+
+// identityOf is whose requests a Telegram user answers: the identity it is
+// paired with, or its own account.
 func (tg *Telegram) identityOf(user int64) approvals.Identity {
 	if id, ok := pairedIdentity(tg.srv.cfg.StateDir, tg.Channel, user); ok {
 		return id

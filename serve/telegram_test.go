@@ -226,7 +226,7 @@ func TestTelegramApproveFromPhone(t *testing.T) {
 	fb.push(callback(7, "approve:"+p.Token, card.MessageID))
 	fb.wait(t, "answerCallbackQuery", `"text":"Approved"`)
 	fb.wait(t, "sendMessage", `Approved: write touch notes.txt`)
-	fb.wait(t, "editMessageText", `"message_id":`+itoa64(card.MessageID)+`.*approved by cli:dev`)
+	fb.wait(t, "editMessageText", `"message_id":`+itoa64(card.MessageID)+`.*approved by phone:7`)
 	if st := f.status(p.Token); st != approvals.StatusApproved {
 		t.Fatalf("status %s", st)
 	}
@@ -267,10 +267,14 @@ func TestTelegramDispatcher(t *testing.T) {
 	}
 	fb.wait(t, "sendMessage", `Not answered: approval already resolved`)
 	// 5. a callback is dispatched before any pairing check: an unpaired
-	// user resolves the requests made for their own Telegram identity.
+	// user answers for their own Telegram identity only, and a request
+	// made as that identity is never approved by it (it may reject it).
 	own := f.park(approvals.Identity{Channel: tgName, Sender: "99"}, []string{"touch", "own"}, 0)
-	if d := tg.Handle(ctx, callback(99, "approve:"+own.Token, 1)); !d.OK {
-		t.Fatalf("unpaired requester: %+v", d)
+	if d := tg.Handle(ctx, callback(99, "approve:"+own.Token, 1)); d.OK || !strings.Contains(d.Err, "never approved by its own requester's identity") {
+		t.Fatalf("unpaired requester approving its own request: %+v", d)
+	}
+	if d := tg.Handle(ctx, callback(99, "reject:"+own.Token, 1)); !d.OK {
+		t.Fatalf("unpaired requester rejecting its own request: %+v", d)
 	}
 	// A forged token.
 	forged := "approve:" + strings.Repeat("a", 26)
@@ -322,7 +326,7 @@ func TestTelegramRestartAnswersNothingTwice(t *testing.T) {
 	card := fb.wait(t, "sendMessage", `touch notes.txt`)
 	fb.push(callback(7, "approve:"+p.Token, card.MessageID))
 	fb.wait(t, "sendMessage", `Approved: write touch notes.txt`)
-	fb.wait(t, "editMessageText", `approved by cli:dev`)
+	fb.wait(t, "editMessageText", `approved by phone:7`)
 	f.shutdown()
 	fb.mu.Lock()
 	last := fb.updates[len(fb.updates)-1].UpdateID

@@ -356,7 +356,8 @@ func (t *Terminal) key(ctx context.Context, st *termState, k byte) bool {
 			continue
 		}
 		t.printf("%c\n", k)
-		res, err := t.Resolver.Approve(ctx, p.Token, t.Identity, gate.ApproveOptions{Remember: c.remember})
+		res, err := t.Resolver.Approve(ctx, p.Token, t.Identity, gate.ApproveOptions{Remember: c.remember,
+			Via: approvals.Identity{Channel: approvals.ViaTerminal, Sender: t.Identity.Sender}})
 		if err != nil {
 			t.refused(st, p, err)
 			return false

@@ -330,7 +330,10 @@ func (s *Server) resolve(r *http.Request, id, answer string) (string, error) {
 		// The gate refuses a concession the request does not allow
 		// (contained for what is not contained work): the page's
 		// buttons are only what it offers, not what it accepts.
-		res, err := s.cfg.Resolver.Approve(r.Context(), id, by, gate.ApproveOptions{Remember: remember})
+		// The page answers the requests of its identity as the person on
+		// the page, never as that identity itself.
+		res, err := s.cfg.Resolver.Approve(r.Context(), id, by, gate.ApproveOptions{Remember: remember,
+			Via: approvals.Identity{Channel: approvals.ViaPage, Sender: by.Sender}})
 		if err != nil {
 			return "", err
 		}

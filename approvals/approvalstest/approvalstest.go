@@ -40,6 +40,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"ResolveChecksInOrder", resolveChecksInOrder},
 		{"SecurityExpiredPersists", expiredPersists},
 		{"SecurityOnlyRequesterResolves", onlyRequesterResolves},
+		{"SecurityOwnIdentityNeverApproves", ownIdentityNeverApproves},
 		{"SecurityConcurrentResolveOnce", concurrentResolveOnce},
 		{"SecurityTicketSpentOnce", ticketSpentOnce},
 		{"SecurityTicketBoundToRequest", ticketBoundToRequest},
@@ -62,6 +63,8 @@ func Run(t *testing.T, fresh Fresh) {
 var (
 	alice = approvals.Identity{Channel: "cli", Sender: "alice"}
 	bob   = approvals.Identity{Channel: "cli", Sender: "bob"}
+	// person is alice at her terminal, answering her requests.
+	person = approvals.Identity{Channel: approvals.ViaTerminal, Sender: "alice"}
 )
 
 // near is how far apart two times of one event may be: a server's clock
@@ -155,8 +158,10 @@ func resolveChecksInOrder(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t)
 	now := time.Now()
-	approve := func(token string, by approvals.Identity, at time.Time) error {
-		_, err := s.Resolve(ctx, token, approvals.Approve, by, at, approvals.ResolveOptions{})
+	// approve answers at the terminal of the person of forID, for forID.
+	approve := func(token string, forID approvals.Identity, at time.Time) error {
+		by := approvals.Identity{Channel: approvals.ViaTerminal, Sender: forID.Sender}
+		_, err := s.Resolve(ctx, token, approvals.Approve, by, at, approvals.ResolveOptions{For: forID})
 		return err
 	}
 	// 1. unknown, whoever asks
@@ -200,7 +205,7 @@ func expiredPersists(t *testing.T, open Opener) {
 	now := time.Now()
 	p := create(t, s, "k", now, time.Second)
 	later := now.Add(time.Minute)
-	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, alice, later, approvals.ResolveOptions{}); !errors.Is(err, approvals.ErrExpired) {
+	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, person, later, approvals.ResolveOptions{For: alice}); !errors.Is(err, approvals.ErrExpired) {
 		t.Fatalf("Resolve after expiry: %v, want ErrExpired", err)
 	}
 	got, err := open(t).Get(ctx, p.Token)
@@ -211,11 +216,51 @@ func expiredPersists(t *testing.T, open Opener) {
 		t.Errorf("stored status %q, want expired", got.Status)
 	}
 	// Even at a time before its expiry, it stays expired.
-	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{}); !errors.Is(err, approvals.ErrAlreadyResolved) {
+	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice}); !errors.Is(err, approvals.ErrAlreadyResolved) {
 		t.Errorf("Resolve of an expired request: %v, want ErrAlreadyResolved", err)
 	}
 	if _, ok, err := s.SpendTicket(ctx, "k", now); ok || err != nil {
 		t.Errorf("an expired request left a ticket: %v %v", ok, err)
+	}
+}
+
+// A request is never approved by its own requester's identity, whatever
+// the answer says it is for; the requester may still reject it, and the
+// person answering for it approves it.
+func ownIdentityNeverApproves(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	now := time.Now()
+	agent := approvals.Identity{Channel: "claude-code", Sender: "alice"}
+	page := approvals.Identity{Channel: approvals.ViaPage, Sender: "alice"}
+	for _, requester := range []approvals.Identity{alice, agent, page, person} {
+		n := newReq("own-" + requester.Channel)
+		n.Channel, n.Sender = requester.Channel, requester.Sender
+		p, err := s.CreatePending(ctx, n, now, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []approvals.ResolveOptions{{}, {For: requester}, {For: requester, Territory: approvals.TerritoryPermanent}} {
+			if _, err := s.Resolve(ctx, p.Token, approvals.Approve, requester, now, o); !errors.Is(err, approvals.ErrOwnRequest) {
+				t.Errorf("%+v approving its own request (%+v): %v, want ErrOwnRequest", requester, o, err)
+			}
+		}
+		if _, ok, _ := s.SpendTicket(ctx, n.RequestKey, now); ok {
+			t.Fatal("a refused approval issued a ticket")
+		}
+		by := approvals.Identity{Channel: approvals.ViaTerminal, Sender: "alice"}
+		if requester == by {
+			by = page
+		}
+		got, err := s.Resolve(ctx, p.Token, approvals.Approve, by, now, approvals.ResolveOptions{For: requester})
+		if err != nil || got.DecisionBy == nil || *got.DecisionBy != by {
+			t.Errorf("%+v answering for %+v: %+v, %v", by, requester, got.DecisionBy, err)
+		}
+	}
+	// Rejecting its own request takes nothing away.
+	p := create(t, s, "own-reject", now, 0)
+	if _, err := s.Resolve(ctx, p.Token, approvals.Reject, alice, now, approvals.ResolveOptions{}); err != nil {
+		t.Errorf("the requester rejecting its own request: %v", err)
 	}
 }
 
@@ -247,15 +292,15 @@ func onlyRequesterResolves(t *testing.T, open Opener) {
 	if err != nil || got.Status != approvals.StatusPending {
 		t.Fatalf("after refusals: %+v %v", got, err)
 	}
-	r, err := s.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{Territory: approvals.TerritorySession})
+	r, err := s.Resolve(ctx, p.Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice, Territory: approvals.TerritorySession})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != approvals.StatusApproved || r.DecisionBy == nil || *r.DecisionBy != alice || r.Territory != approvals.TerritorySession {
+	if r.Status != approvals.StatusApproved || r.DecisionBy == nil || *r.DecisionBy != person || r.Territory != approvals.TerritorySession {
 		t.Errorf("resolved %+v", r)
 	}
 	got, _ = open(t).Get(ctx, p.Token)
-	if got.Status != approvals.StatusApproved || got.DecisionBy == nil || *got.DecisionBy != alice || got.DecisionAt == nil || got.Territory != approvals.TerritorySession {
+	if got.Status != approvals.StatusApproved || got.DecisionBy == nil || *got.DecisionBy != person || got.DecisionAt == nil || got.Territory != approvals.TerritorySession {
 		t.Errorf("stored %+v", got)
 	}
 }
@@ -280,7 +325,7 @@ func concurrentResolveOnce(t *testing.T, open Opener) {
 			if i%3 == 0 {
 				d = approvals.Reject
 			}
-			_, err := handles[i%len(handles)].Resolve(ctx, p.Token, d, alice, now, approvals.ResolveOptions{})
+			_, err := handles[i%len(handles)].Resolve(ctx, p.Token, d, person, now, approvals.ResolveOptions{For: alice})
 			switch {
 			case err == nil:
 				ok.Add(1)
@@ -327,7 +372,7 @@ func ticketSpentOnce(t *testing.T, open Opener) {
 	for round := range 3 {
 		key := fmt.Sprintf("k%d", round)
 		p := create(t, handles[0], key, now, 0)
-		if _, err := handles[1].Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{}); err != nil {
+		if _, err := handles[1].Resolve(ctx, p.Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice}); err != nil {
 			t.Fatal(err)
 		}
 		var wins atomic.Int32
@@ -362,7 +407,7 @@ func ticketBoundToRequest(t *testing.T, open Opener) {
 	s := open(t)
 	now := time.Now()
 	p := create(t, s, "exact", now, 0)
-	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{}); err != nil {
+	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice}); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"Exact", "exact ", "exac", "", "other"} {
@@ -376,7 +421,7 @@ func ticketBoundToRequest(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	n := create(t, s, "noticket", now, 0)
-	if _, err := s.Resolve(ctx, n.Token, approvals.Approve, alice, now, approvals.ResolveOptions{NoTicket: true}); err != nil {
+	if _, err := s.Resolve(ctx, n.Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice, NoTicket: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"rejected", "noticket"} {
@@ -394,7 +439,7 @@ func ticketExpires(t *testing.T, open Opener) {
 	s := open(t)
 	now := time.Now()
 	p := create(t, s, "k", now, 0)
-	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{TicketTTL: 10 * time.Second}); err != nil {
+	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice, TicketTTL: 10 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := s.SpendTicket(ctx, "k", now.Add(time.Minute)); ok || err != nil {
@@ -403,7 +448,7 @@ func ticketExpires(t *testing.T, open Opener) {
 	if _, ok, err := s.SpendTicket(ctx, "k", now.Add(time.Second)); !ok || err != nil {
 		t.Errorf("ticket not spendable within its TTL: %v %v", ok, err)
 	}
-	if _, err := s.Resolve(ctx, create(t, s, "k2", now, 0).Token, approvals.Approve, alice, now, approvals.ResolveOptions{TicketTTL: -time.Second}); err == nil {
+	if _, err := s.Resolve(ctx, create(t, s, "k2", now, 0).Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice, TicketTTL: -time.Second}); err == nil {
 		t.Error("negative ticket TTL accepted")
 	}
 }
@@ -427,7 +472,7 @@ func cancel(t *testing.T, open Opener) {
 	if got.Status != approvals.StatusCancelled || got.CancelReason != "changed my mind" {
 		t.Errorf("stored %+v", got)
 	}
-	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{}); !errors.Is(err, approvals.ErrAlreadyResolved) {
+	if _, err := s.Resolve(ctx, p.Token, approvals.Approve, person, now, approvals.ResolveOptions{For: alice}); !errors.Is(err, approvals.ErrAlreadyResolved) {
 		t.Errorf("approve after cancel: %v", err)
 	}
 	if _, ok, _ := s.SpendTicket(ctx, "k", now); ok {
@@ -513,7 +558,7 @@ func recentRejection(t *testing.T, open Opener) {
 	}
 	// A later approval supersedes it.
 	q := create(t, s, "k", now.Add(time.Second), 0)
-	if _, err := s.Resolve(ctx, q.Token, approvals.Approve, alice, now.Add(2*time.Second), approvals.ResolveOptions{}); err != nil {
+	if _, err := s.Resolve(ctx, q.Token, approvals.Approve, person, now.Add(2*time.Second), approvals.ResolveOptions{For: alice}); err != nil {
 		t.Fatal(err)
 	}
 	if _, found, _ := s.RecentRejection(ctx, "k", now.Add(-time.Minute)); found {

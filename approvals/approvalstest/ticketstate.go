@@ -28,7 +28,8 @@ func TicketState(t *testing.T, b approvals.Backend) {
 	if unspent, err := ts.UnspentTicket(ctx, p.RequestKey, p.Token, now); err != nil || unspent {
 		t.Errorf("before approval: unspent %v, %v", unspent, err)
 	}
-	if _, err := b.Resolve(ctx, p.Token, approvals.Approve, id, now, approvals.ResolveOptions{TicketTTL: time.Minute}); err != nil {
+	if _, err := b.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: id.Sender}, now,
+		approvals.ResolveOptions{TicketTTL: time.Minute, For: id}); err != nil {
 		t.Fatal(err)
 	}
 	if unspent, err := ts.UnspentTicket(ctx, p.RequestKey, p.Token, now); err != nil || !unspent {

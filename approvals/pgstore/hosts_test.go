@@ -39,7 +39,7 @@ func TestSecurityTicketBoundToParkingHost(t *testing.T) {
 	if p.Host != "host-a" {
 		t.Fatalf("parked on %q", p.Host)
 	}
-	if _, err := b.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{}); err != nil {
+	if _, err := b.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, now, approvals.ResolveOptions{For: alice}); err != nil {
 		t.Fatalf("approve on B: %v", err)
 	}
 	for _, h := range []*pgstore.Store{b, c} {
@@ -100,10 +100,10 @@ func TestSecurityExpiryOnServerClock(t *testing.T) {
 		t.Errorf("a host an hour behind wrote created_at %v (now %v)", onSlow.CreatedAt, time.Now())
 	}
 	time.Sleep(1500 * time.Millisecond)
-	if _, err := slow.Resolve(ctx, short.Token, approvals.Approve, alice, slowWall(), approvals.ResolveOptions{}); !errors.Is(err, approvals.ErrExpired) {
+	if _, err := slow.Resolve(ctx, short.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, slowWall(), approvals.ResolveOptions{For: alice}); !errors.Is(err, approvals.ErrExpired) {
 		t.Errorf("host an hour behind approved an expired request: %v", err)
 	}
-	if _, err := fast.Resolve(ctx, long.Token, approvals.Approve, alice, fastWall(), approvals.ResolveOptions{}); err != nil {
+	if _, err := fast.Resolve(ctx, long.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, fastWall(), approvals.ResolveOptions{For: alice}); err != nil {
 		t.Errorf("host an hour ahead could not approve an open request: %v", err)
 	}
 	// Its ticket, spent on host A, is within its TTL by the server's clock.
@@ -165,7 +165,7 @@ func TestHostOnEveryRow(t *testing.T) {
 	now := time.Now()
 	a := open(t, dsn, "writer-a")
 	p := park(t, a, "k", now, 0)
-	if _, err := a.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{}); err != nil {
+	if _, err := a.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, now, approvals.ResolveOptions{For: alice}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.RecordGrant(ctx, policy.GrantKey{Channel: "cli", Sender: "alice", Capability: classify.FSWrite, Target: "/p/**"}, approvals.GrantOptions{}, now); err != nil {

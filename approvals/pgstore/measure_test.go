@@ -47,7 +47,7 @@ func TestMeasurePropagation(t *testing.T) {
 			answered := make(chan time.Time, 1)
 			go func() {
 				time.Sleep(time.Duration(50+rand.IntN(300)) * time.Millisecond)
-				if _, err := b.Resolve(ctx, p.Token, approvals.Approve, alice, time.Now(), approvals.ResolveOptions{}); err != nil {
+				if _, err := b.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, time.Now(), approvals.ResolveOptions{For: alice}); err != nil {
 					t.Error(err)
 				}
 				answered <- time.Now()

@@ -33,7 +33,7 @@ func TestWaitChangeHearsAnotherHost(t *testing.T) {
 	}
 	go func() {
 		time.Sleep(200 * time.Millisecond)
-		if _, err := b.Resolve(ctx, p.Token, approvals.Approve, alice, time.Now(), approvals.ResolveOptions{}); err != nil {
+		if _, err := b.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, time.Now(), approvals.ResolveOptions{For: alice}); err != nil {
 			t.Error(err)
 		}
 	}()

@@ -230,7 +230,7 @@ func (s *Store) Resolve(ctx context.Context, token string, d approvals.Decision,
 	if ticketTTL == 0 {
 		ticketTTL = approvals.DefaultTicketTTL
 	}
-	return s.settle(ctx, "resolve", token, by, now, func(tx pgx.Tx, p *approvals.Pending, off float64) error {
+	return s.settle(ctx, "resolve", token, by, o.For, d == approvals.Approve, now, func(tx pgx.Tx, p *approvals.Pending, off float64) error {
 		var terr, under *string
 		if d == approvals.Approve {
 			terr, under = &territory, nullStr(o.Under)
@@ -270,7 +270,7 @@ func (s *Store) Cancel(ctx context.Context, token string, by approvals.Identity,
 	if reason == "" {
 		reason = "withdrawn by the requester"
 	}
-	return s.settle(ctx, "cancel", token, by, now, func(tx pgx.Tx, p *approvals.Pending, off float64) error {
+	return s.settle(ctx, "cancel", token, by, approvals.Identity{}, false, now, func(tx pgx.Tx, p *approvals.Pending, off float64) error {
 		var decided time.Time
 		err := tx.QueryRow(ctx, `UPDATE pending SET status = 'rejected', cancel_reason = $1,
 			decision_at = `+at(2)+`, decision_by_channel = $3, decision_by_sender = $4, decision_host = $5
@@ -291,9 +291,10 @@ func (s *Store) Cancel(ctx context.Context, token string, by approvals.Identity,
 
 // settle makes the four checks in order, in one transaction holding the
 // request's row: unknown token; already resolved; expired (committed,
-// then ErrExpired); decider is not the requester. Then apply writes the
+// then ErrExpired); the answer is not for the requester, or approves as
+// the requester's own identity (approvals.CheckAnswerer). Then apply writes the
 // decision with a conditional UPDATE. Every change is notified.
-func (s *Store) settle(ctx context.Context, op, token string, by approvals.Identity, now time.Time,
+func (s *Store) settle(ctx context.Context, op, token string, by, forID approvals.Identity, approve bool, now time.Time,
 	apply func(tx pgx.Tx, p *approvals.Pending, off float64) error) (approvals.Pending, error) {
 	token = normToken(token)
 	off := s.off(now)
@@ -324,9 +325,9 @@ func (s *Store) settle(ctx context.Context, op, token string, by approvals.Ident
 			expired = true
 			return notify(ctx, tx, token)
 		}
-		// 4. only the requester decides
-		if p.Channel != by.Channel || p.Sender != by.Sender {
-			return approvals.ErrNotRequester
+		// 4. only for the requester, never by its own identity
+		if err := approvals.CheckAnswerer(p.Requester(), by, forID, approve); err != nil {
+			return err
 		}
 		if err := apply(tx, &p, off); err != nil {
 			return err
@@ -336,7 +337,7 @@ func (s *Store) settle(ctx context.Context, op, token string, by approvals.Ident
 		return notify(ctx, tx, token)
 	})
 	if err != nil {
-		if errors.Is(err, approvals.ErrUnknownToken) || errors.Is(err, approvals.ErrAlreadyResolved) || errors.Is(err, approvals.ErrNotRequester) {
+		if errors.Is(err, approvals.ErrUnknownToken) || errors.Is(err, approvals.ErrAlreadyResolved) || errors.Is(err, approvals.ErrNotRequester) || errors.Is(err, approvals.ErrOwnRequest) {
 			return approvals.Pending{}, err
 		}
 		return approvals.Pending{}, fmt.Errorf("%s: %w", op, err)

@@ -18,7 +18,7 @@ func TestSecuritySessionRuleOnTheSessionsHost(t *testing.T) {
 	a, b := open(t, dsn, "host-a"), open(t, dsn, "host-b")
 	now := time.Now()
 	p := park(t, a, "k", now, 0)
-	if _, err := b.Resolve(ctx, p.Token, approvals.Approve, alice, now, approvals.ResolveOptions{Territory: approvals.TerritorySession, NoTicket: true}); err != nil {
+	if _, err := b.Resolve(ctx, p.Token, approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: alice.Sender}, now, approvals.ResolveOptions{For: alice, Territory: approvals.TerritorySession, NoTicket: true}); err != nil {
 		t.Fatal(err)
 	}
 	rule := approvals.SessionRule{Channel: "cli", Sender: "alice", ArgvPrefix: []string{"make", "test"}, Pin: "p",

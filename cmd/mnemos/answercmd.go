@@ -30,8 +30,10 @@ type answerResult struct {
 
 const answerHint = "the data is a card button's: approve:TOKEN or reject:TOKEN"
 
-// Run resolves the request the data names, as the identity given with
-// --channel and --sender; only the requester's identity can.
+// Run resolves the request the data names, for the identity given with
+// --channel and --sender (only that requester's requests), as the person's
+// bridge (bridge:SENDER): an approval never comes from the requester's
+// own identity.
 func (c *AnswerCmd) Run(a *app) error {
 	data := strings.TrimSpace(c.Data)
 	verb, token, found := strings.Cut(data, ":")
@@ -59,7 +61,9 @@ func (c *AnswerCmd) Run(a *app) error {
 		label string
 	)
 	if d == approvals.Approve {
-		res, err := g.Approve(a.ctx, token, by, gate.ApproveOptions{})
+		// The bridge answers the requests of --channel and --sender, as the
+		// person's bridge: never as that identity itself.
+		res, err := g.Approve(a.ctx, token, by, gate.ApproveOptions{Via: approvals.Identity{Channel: approvals.ViaBridge, Sender: by.Sender}})
 		if err != nil {
 			return err
 		}

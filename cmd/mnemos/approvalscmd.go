@@ -177,8 +177,11 @@ func (c *ApproveCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	res, err := g.Approve(a.ctx, c.ID, a.identity(), gate.ApproveOptions{Remember: c.Remember, For: c.For,
-		Prefixes: prefixWords(c.Prefix), Under: c.Under})
+	// The flags name whose requests are answered; the answer comes from
+	// the person at this terminal, never from that identity itself.
+	id := a.identity()
+	res, err := g.Approve(a.ctx, c.ID, id, gate.ApproveOptions{Remember: c.Remember, For: c.For,
+		Prefixes: prefixWords(c.Prefix), Under: c.Under, Via: approvals.Identity{Channel: approvals.ViaTerminal, Sender: id.Sender}})
 	if err != nil {
 		return err
 	}

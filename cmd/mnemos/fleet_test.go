@@ -200,7 +200,8 @@ func TestFleetEightHosts(t *testing.T) {
 					t.Errorf("%s: first run exited %d: %s", h.id, code, out)
 					return
 				}
-				if _, err := approver.Resolve(ctx, m[1], approvals.Approve, approvals.Identity{Channel: "cli", Sender: "dev"}, time.Now(), approvals.ResolveOptions{}); err != nil {
+				if _, err := approver.Resolve(ctx, m[1], approvals.Approve, approvals.Identity{Channel: approvals.ViaTerminal, Sender: "dev"}, time.Now(),
+					approvals.ResolveOptions{For: approvals.Identity{Channel: "cli", Sender: "dev"}}); err != nil {
 					t.Errorf("%s: approve: %v", h.id, err)
 					return
 				}
