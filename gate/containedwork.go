@@ -150,6 +150,9 @@ func cardExtras(p approvals.Pending, concession bool) []string {
 	if r := p.Details.Meta[metaReach]; r != "" {
 		out = append(out, strings.Split(r, "\n")...)
 	}
+	if n := p.Details.Meta[metaNested]; n != "" {
+		out = append(out, strings.Split(n, "\n")...)
+	}
 	if ws, ok := ContainedWork(p); ok && concession {
 		out = append(out, containedLine(ws))
 	}
@@ -166,6 +169,9 @@ func (g *Gate) recordExtras(np *approvals.NewPending, dec *Decision) {
 	}
 	if lines := reachLines(dec.Reach); len(lines) > 0 {
 		set(metaReach, strings.Join(lines, "\n"))
+	}
+	if lines := nestedLines(dec); len(lines) > 0 {
+		set(metaNested, strings.Join(lines, "\n"))
 	}
 	if dec.Unconfined() {
 		set(metaOutside, outsideSummary(dec.Reach))

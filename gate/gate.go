@@ -189,6 +189,9 @@ type CommandDecision struct {
 	GuardChecks []string           `json:"guard_checks,omitempty"`
 	GuardDirs   []string           `json:"guard_dirs,omitempty"`
 	Rules       []policy.RuleTrace `json:"rules,omitempty"`
+	// NestedRepo is where the command makes a git repository inside
+	// another (nestedRepo), "" when it makes none.
+	NestedRepo string `json:"nested_repo,omitempty"`
 }
 
 // Decision is the verdict on a whole request.
@@ -536,6 +539,11 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 				} else if req.Unsandboxed && readsUnknown(&det.result) {
 					cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), "reads a path not known before it runs, and runs outside the sandbox"
 				}
+			}
+			// A git repository made inside another asks at every level
+			// (nested.go).
+			if cd.NestedRepo = nestedRepo(cmd, &det.result, in.Place, ws, !req.Unsandboxed); cd.NestedRepo != "" && cd.Outcome == policy.Allow {
+				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), nestedLine(cd.NestedRepo, ws, !req.Unsandboxed)
 			}
 			if cd.Outcome != policy.Deny && scorer == nil {
 				det.verdict = ruleJudge(judge, req.Reason, cd, "")
