@@ -242,14 +242,24 @@ func ownTerminals() []string {
 // itself, a path below such a directory, or a glob that may match one.
 func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 	for _, a := range res.Accesses {
-		if a.Dynamic || !strings.HasPrefix(string(a.Capability), "fs:") {
+		if !strings.HasPrefix(string(a.Capability), "fs:") {
 			continue
+		}
+		glob := a.Glob
+		if a.Dynamic {
+			// A pattern the shell expands when the command runs (one
+			// through hidden names, ~/.l*/s*/*, or with brackets): every
+			// path it may match counts. Other words known only then ask.
+			if !strings.ContainsAny(a.Target, "*?[") {
+				continue
+			}
+			glob = true
 		}
 		for _, f := range files {
 			if a.Target == f {
 				return a.Target, true
 			}
-			if a.Glob && globMayName(a.Target, f) {
+			if glob && globMayName(a.Target, f) {
 				return a.Target, true
 			}
 		}
@@ -257,12 +267,24 @@ func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 			if filepath.IsAbs(d) && classify.WithinClean(d, a.Target) { // d is clean (stateSecrets)
 				return a.Target, true
 			}
-			if a.Glob && globMayName(a.Target, filepath.Join(d, "x")) {
+			if glob && globMayReach(a.Target, d) {
 				return a.Target, true
 			}
 		}
 	}
 	return "", false
+}
+
+// globMayReach reports whether a glob may match the directory d or a path
+// below it: its first elements, as many as d has, may match d's (or it
+// cannot be read as a pattern), and it has more.
+func globMayReach(glob, d string) bool {
+	g := strings.Split(filepath.Clean(glob), "/")
+	e := strings.Split(d, "/")
+	if len(g) < len(e) {
+		return false
+	}
+	return globMayName(strings.Join(g[:len(e)], "/"), d)
 }
 
 // globMayName reports whether a glob may match the path p: it does, or it

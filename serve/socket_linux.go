@@ -168,3 +168,11 @@ func parentOf(pid int) int {
 	}
 	return 0
 }
+
+// HideMemory makes this process not dumpable: no core file, and its
+// memory, environment and descriptors under /proc, and ptrace, are kept
+// from processes of the same user (root's, with CAP_SYS_PTRACE, still
+// reach them). mnemos serve calls it before it draws its session key.
+func HideMemory() error {
+	return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+}

@@ -34,6 +34,11 @@ func (c *ServeCmd) Run(a *app) error {
 	if c.InstallUnit {
 		return c.installUnit(a)
 	}
+	// What serve holds (the page's session key, the sign-in codes) is in
+	// its memory only: keep that memory from the user's other processes.
+	if err := serve.HideMemory(); err != nil {
+		fmt.Fprintf(a.io.err, "mnemos: warning: cannot keep serve's memory from your other processes: %v\n", err)
+	}
 	g, err := a.gate()
 	if err != nil {
 		return err
