@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mnemos-dev/mnemos/later"
 	"github.com/mnemos-dev/mnemos/shellparse"
 )
 
@@ -2114,20 +2115,18 @@ func laterTarget(p string, glob bool, home string, into bool) bool {
 // commondir, gitdir, configuration and hooks; and, for a write into it
 // (a copy, a move, an archive extracted there), the directory itself.
 func gitDirLater(rest []string, eq func(string, string) bool, eqAny func(string, ...string) bool, into bool) bool {
-	later := func(seg string) bool {
-		return eqAny(seg, "hooks", "config", "config.worktree", "info", "commondir")
-	}
+	gitLater := func(seg string) bool { return eqAny(seg, later.Git()...) }
 	switch {
 	case len(rest) == 0:
 		return into
-	case later(rest[0]):
+	case gitLater(rest[0]):
 		return true
 	case eq(rest[0], "modules"):
 		if len(rest) <= 2 {
 			return into
 		}
 		for _, s := range rest[2:] {
-			if later(s) {
+			if gitLater(s) {
 				return true
 			}
 		}

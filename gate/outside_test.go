@@ -94,6 +94,9 @@ func TestSecurityOutsideTheSandboxAllowListed(t *testing.T) {
 		{"runs later", "echo x >> ~/.bashrc", []string{"tee", "--", "@HOME@/.bashrc"}, once},
 		{"runs later", "echo x > .git/hooks/pre-commit", []string{"tee", "--", "@WS@/.git/hooks/pre-commit"}, once},
 		{"runs later", "mkdir -p ~/.local/bin", nil, once},
+		// What the sandbox keeps read-only in the workspace (package
+		// later), a notes file included: outside, nothing would.
+		{"runs later", "echo x > .vscode/notes.md", []string{"tee", "--", "@WS@/.vscode/notes.md"}, once},
 		// Any other write outside the workspace and temp asks.
 		{"write outside", "echo x > ~/notes2.txt", []string{"tee", "--", "@HOME@/notes2.txt"}, once},
 		{"write outside", "cp README.md /srv/nonexistent-mnemos-dir/x.md", []string{"tee", "--", "/srv/nonexistent-mnemos-dir/x.md"}, ask},

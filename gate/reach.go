@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/classify"
+	"github.com/mnemos-dev/mnemos/later"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/vaglio"
@@ -66,7 +67,7 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	outside := decisionNeeds(req, dec, func(n sandbox.Need) bool {
 		// A write in the workspace counts where it lands in what runs
 		// later (the sandbox's view keeps it read-only).
-		if !inSandbox(n, trees) || n.Write && classify.RunsLater(filepath.Clean(n.Path), home, pathDirs) {
+		if !inSandbox(n, trees) || n.Write && (classify.RunsLater(filepath.Clean(n.Path), home, pathDirs) || workspaceLater(ws, n.Path)) {
 			return true
 		}
 		// Outside the sandbox, no kernel resolves a link to refuse what
@@ -473,6 +474,26 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 		}
 	}
 	return needs
+}
+
+// workspaceLater reports a path in one of the workspace's entries that
+// run later (package later: the list the sandbox keeps read-only), or in
+// its git directory's.
+func workspaceLater(ws, p string) bool {
+	if !filepath.IsAbs(ws) {
+		return false
+	}
+	for _, e := range later.Workspace() {
+		if classify.Within(filepath.Join(ws, e), p) {
+			return true
+		}
+	}
+	for _, e := range later.Git() {
+		if classify.Within(filepath.Join(ws, ".git", e), p) {
+			return true
+		}
+	}
+	return false
 }
 
 // runsCode reports a command classified as running code.

@@ -5,35 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mnemos-dev/mnemos/later"
 )
 
 // What runs later: files a confined command could write inside a tree it
-// may change, that programs run or obey afterwards outside the sandbox.
-
-// workspaceLater are the files and directories at the top of a workspace
-// that tools read and run later: direnv's .envrc, husky's hooks, the
-// editors' task and run configurations, dev container definitions,
-// mnemos's own project policy, the coding agents' project settings (their
-// hooks, which route their commands through mnemos, permissions and MCP
-// servers), and the package managers' and version managers' project
-// configuration that names a program to run in place of the tool
-// (yarnPath, script-shell, a pnpmfile, bun's preload, cargo's runners and
-// linkers, mise's hooks).
-func workspaceLater() []string {
-	return []string{".envrc", ".husky", ".vscode", ".idea", ".devcontainer", ".mnemos",
-		".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml", ".lefthook",
-		".claude", ".codex", ".gemini", ".cursor", ".amp", ".windsurf", ".continue", ".github/hooks", ".mcp.json",
-		".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml", ".cargo", "mise.toml", ".mise.toml", ".mise"}
-}
-
-// gitLater are the entries of a git directory that git runs or obeys:
-// hooks, configuration (core.fsmonitor, aliases, filters, pagers, ssh
-// commands), per-worktree configuration, the repository's attributes, and
-// commondir, which would send git to another directory's configuration
-// and hooks.
-func gitLater() []string {
-	return []string{"hooks", "config", "config.worktree", "info", "commondir"}
-}
+// may change, that programs run or obey afterwards outside the sandbox
+// (package later names them).
 
 // LaterPaths lists what, in the workspace dir, runs later outside the
 // sandbox or decides what runs: the workspace's own later files, its git
@@ -58,7 +36,7 @@ func LaterPaths(dir, home string, gitConfig, gitWorktree bool) (paths []string, 
 		present = append(present, err == nil)
 	}
 	if !gitWorktree {
-		for _, n := range workspaceLater() {
+		for _, n := range later.Workspace() {
 			add(filepath.Join(dir, n))
 		}
 		if !gitConfig {
@@ -69,7 +47,7 @@ func LaterPaths(dir, home string, gitConfig, gitWorktree bool) (paths []string, 
 	}
 	gitDirs := gitDirsOf(dir)
 	for i, g := range gitDirs {
-		for _, n := range gitLater() {
+		for _, n := range later.Git() {
 			if n == "config" && gitConfig && i == 0 {
 				continue
 			}
@@ -78,7 +56,7 @@ func LaterPaths(dir, home string, gitConfig, gitWorktree bool) (paths []string, 
 	}
 	for _, g := range gitDirs {
 		for _, m := range submoduleGitDirs(filepath.Join(g, "modules"), 3) {
-			for _, n := range gitLater() {
+			for _, n := range later.Git() {
 				add(filepath.Join(m, n))
 			}
 		}
