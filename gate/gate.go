@@ -545,6 +545,11 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			if cd.NestedRepo = nestedRepo(cmd, &det.result, in.Place, ws, !req.Unsandboxed); cd.NestedRepo != "" && cd.Outcome == policy.Allow {
 				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), nestedLine(cd.NestedRepo, ws, !req.Unsandboxed)
 			}
+			if cd.Outcome != policy.Deny {
+				// Words known only when it runs, where options stand
+				// (runtimeopts.go).
+				g.runTimeOptions(ctx, guard, in, grants, cd)
+			}
 			if cd.Outcome != policy.Deny && scorer == nil {
 				det.verdict = ruleJudge(judge, req.Reason, cd, "")
 				cd.judged(&det.verdict)
