@@ -47,14 +47,22 @@ import (
 
 // reposMargin is how far before a moment a change time may read when the
 // change came after it: file systems stamp times from a clock that ticks
-// once per scheduler tick.
-const reposMargin = int64(50 * time.Millisecond)
+// once per scheduler tick, and some keep whole seconds only. A change
+// made within it before a run counts as the run's: it is only looked at
+// again.
+const reposMargin = int64(time.Second)
 
-// Bounds of the listing: beyond them a part of the workspace is not
-// checked, and the report says so.
+// Bounds of the check. A listing holds at most maxRepoDirs directories:
+// a larger workspace is walked whole at every run instead. A walk reads
+// at most maxRepoWalk directories and goes at most maxRepoDepth deep (a
+// path git reads is shorter than PATH_MAX, 4096 bytes: 2048 levels of
+// one-letter names), and keeps at most maxRepoEntries repositories;
+// beyond, the report says what was not looked at.
 const (
-	maxRepoDirs  = 500_000
-	maxRepoDepth = 400
+	maxRepoDirs    = 500_000
+	maxRepoWalk    = 5_000_000
+	maxRepoDepth   = 2048
+	maxRepoEntries = 100_000
 )
 
 // RepoWatch is the check of one run's workspace (WatchRepos).
@@ -133,7 +141,8 @@ func WatchRepos(ws, file string) *RepoWatch {
 			w.l = l
 			return
 		}
-		w.l, w.fresh = walkListing(w.ws, wi), true
+		w.l, _ = walkListing(w.ws, wi)
+		w.fresh = true
 	}()
 	return w
 }
@@ -166,12 +175,22 @@ func (w *RepoWatch) Finish(o RepoOptions) RepoReport {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
-	next, read, found := w.l.update(w.ws)
-	rep := RepoReport{Dirs: len(next.dirs), Read: read}
-	if next.incomplete != "" {
-		rep.Unchecked = next.incomplete
+	var next *repoListing
+	var found *repoWalker
+	read := 0
+	if w.l.partial {
+		// Too large to list: walked whole again.
+		next, found = walkListing(w.ws, nodeInfo{dev: w.l.dev, ino: w.l.ino})
+		read = found.seen
+	} else {
+		next, read, found = w.l.update(w.ws)
 	}
-	if w.file != "" && (w.fresh || read > 0 || len(next.dirs) != len(w.l.dirs)) {
+	rep := RepoReport{Dirs: len(next.dirs), Read: read, Unchecked: found.unchecked}
+	switch {
+	case w.file == "":
+	case next.partial:
+		os.Remove(w.file)
+	case w.fresh || read > 0 || len(next.dirs) != len(w.l.dirs):
 		_ = next.save(w.file)
 	}
 	c := &repoChecker{w: w, o: o, rep: &rep, checked: map[string]bool{}, protected: map[string]bool{}, known: map[string]bool{}}
@@ -224,62 +243,111 @@ type repoEntry struct {
 // after at. A git directory's own subdirectories are left out but for
 // modules and worktrees, which hold more.
 type repoListing struct {
-	ws         string
-	dev, ino   uint64
-	at         int64
-	dirs       []string
-	repos      []repoEntry
-	incomplete string
+	ws       string
+	dev, ino uint64
+	at       int64
+	dirs     []string
+	repos    []repoEntry
+	// partial is a listing that holds only maxRepoDirs directories: it
+	// is never kept, and the workspace is walked whole again.
+	partial bool
 }
 
-// walkListing lists the workspace by walking all of it.
-func walkListing(ws string, wi nodeInfo) *repoListing {
+// walkListing lists the workspace by walking all of it, and returns the
+// walker, which says what it could not look at.
+func walkListing(ws string, wi nodeInfo) (*repoListing, *repoWalker) {
 	l := &repoListing{ws: ws, dev: wi.dev, ino: wi.ino, at: time.Now().UnixNano() - reposMargin}
-	wk := &repoWalker{budget: maxRepoDirs, buf: make([]byte, 32<<10)}
-	wk.walk(atCwd, ws, ".", 0)
-	l.dirs, l.repos, l.incomplete = wk.dirs, wk.repos, wk.incomplete
+	wk := newRepoWalker(ws, maxRepoDirs)
+	defer wk.close()
+	wk.walk(".", 0)
+	l.dirs, l.repos, l.partial = wk.dirs, wk.repos, wk.partial
 	slices.Sort(l.dirs)
-	return l
+	return l, wk
 }
 
-// repoWalker walks directories not listed yet.
+// repoWalker walks directories not listed yet. It opens each one by its
+// path relative to the workspace, never through a link, and holds no
+// directory open while it walks below it.
 type repoWalker struct {
-	dirs       []string
-	repos      []repoEntry
-	links      []string // links among the entries read (by update only)
-	budget     int
-	incomplete string
-	buf        []byte
+	wsfd    int
+	dirs    []string
+	repos   []repoEntry
+	links   []string // links among the entries read (by update only)
+	budget  int      // directories it may still list
+	seen    int      // directories read
+	partial bool     // read more than it could list
+	// unchecked says what the walk did not look at.
+	unchecked string
+	buf       []byte
 	// listed, when set, reports the directories listed already, which
 	// are not walked again; update sets it.
 	listed func(string) bool
 }
 
-// walk lists the directory name (relative to dirfd) as rel, and below it.
-func (wk *repoWalker) walk(dirfd int, name, rel string, depth int) {
-	if wk.budget <= 0 || depth > maxRepoDepth {
-		if wk.incomplete == "" {
-			wk.incomplete = fmt.Sprintf("the workspace holds more than %d directories or nests them deeper than %d: git repositories below %s were not looked for", maxRepoDirs, maxRepoDepth, rel)
+func newRepoWalker(ws string, budget int) *repoWalker {
+	wk := &repoWalker{wsfd: -1, budget: budget, buf: make([]byte, 32<<10)}
+	// The workspace itself may be named through a link.
+	if fd, err := openDir(atCwd, ws, false); err == nil {
+		wk.wsfd = fd
+	} else {
+		wk.unchecked = "cannot read the workspace " + ws
+	}
+	return wk
+}
+
+func (wk *repoWalker) close() {
+	if wk.wsfd >= 0 {
+		closeFD(wk.wsfd)
+		wk.wsfd = -1
+	}
+}
+
+// walk lists the directory rel, and below it.
+func (wk *repoWalker) walk(rel string, depth int) { wk.walkAt(wk.wsfd, rel, rel, depth) }
+
+// heldDepth is how deep the walk holds each directory open while it walks
+// below it (opening a subdirectory by its name in its parent is cheaper
+// than by its path); deeper, it opens each by its path.
+const heldDepth = 64
+
+// walkAt lists the directory rel, opened as name relative to dirfd.
+func (wk *repoWalker) walkAt(dirfd int, name, rel string, depth int) {
+	if wk.wsfd < 0 {
+		return
+	}
+	if depth > maxRepoDepth || wk.seen >= maxRepoWalk || len(wk.repos) >= maxRepoEntries {
+		if wk.unchecked == "" {
+			wk.unchecked = fmt.Sprintf("the workspace holds more than %d directories, nests them deeper than %d or holds more than %d git repositories: those below %s were not looked for",
+				maxRepoWalk, maxRepoDepth, maxRepoEntries, rel)
 		}
 		return
 	}
-	// The workspace itself may be named through a link.
-	fd, err := openDir(dirfd, name, depth > 0)
+	fd, err := openDir(dirfd, name, rel != ".")
 	if err != nil {
 		return
 	}
-	defer closeFD(fd)
 	ents, err := readDirents(fd, wk.buf)
+	if depth >= heldDepth {
+		closeFD(fd)
+		fd = -1
+	} else {
+		defer closeFD(fd)
+	}
 	if err != nil {
 		return
 	}
-	wk.budget--
-	wk.dirs = append(wk.dirs, rel)
+	wk.seen++
+	if wk.budget > 0 {
+		wk.budget--
+		wk.dirs = append(wk.dirs, rel)
+	} else {
+		wk.partial = true
+	}
 	wk.entries(fd, rel, ents, depth)
 }
 
-// entries records what the entries of the directory rel (open at fd)
-// are, and walks the subdirectories not listed yet.
+// entries records what the entries of the directory rel (open at fd, or
+// -1) are, and walks the subdirectories not listed yet.
 func (wk *repoWalker) entries(fd int, rel string, ents []dirent, depth int) {
 	shaped := gitDirShape(ents)
 	if shaped {
@@ -287,14 +355,14 @@ func (wk *repoWalker) entries(fd int, rel string, ents []dirent, depth int) {
 	}
 	for _, e := range ents {
 		t := e.typ
+		child := joinRel(rel, e.name)
 		if t == direntUnknown {
-			ni, err := statAt(fd, e.name)
+			ni, err := statAt(wk.wsfd, child)
 			if err != nil {
 				continue
 			}
 			t = ni.typ
 		}
-		child := joinRel(rel, e.name)
 		if e.name == ".git" && t != direntDir {
 			wk.repos = append(wk.repos, repoEntry{child, repoGitLink})
 			continue
@@ -308,7 +376,11 @@ func (wk *repoWalker) entries(fd int, rel string, ents []dirent, depth int) {
 		if wk.listed != nil && wk.listed(child) {
 			continue
 		}
-		wk.walk(fd, e.name, child, depth+1)
+		if fd >= 0 {
+			wk.walkAt(fd, e.name, child, depth+1)
+		} else {
+			wk.walk(child, depth+1)
+		}
 	}
 }
 
@@ -370,6 +442,8 @@ func (l *repoListing) update(ws string) (*repoListing, int, *repoWalker) {
 		gone
 	)
 	state := make([]byte, n)
+	wk := newRepoWalker(ws, maxRepoDirs-n)
+	defer wk.close()
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	var wg sync.WaitGroup
 	for k := range workers {
@@ -377,7 +451,7 @@ func (l *repoListing) update(ws string) (*repoListing, int, *repoWalker) {
 		go func() {
 			defer wg.Done()
 			for i := k; i < n; i += workers {
-				ni, err := statAt(atCwd, joinWS(ws, l.dirs[i]))
+				ni, err := statAt(wk.wsfd, l.dirs[i])
 				switch {
 				case err != nil || ni.typ != direntDir:
 					state[i] = gone
@@ -405,13 +479,13 @@ func (l *repoListing) update(ws string) (*repoListing, int, *repoWalker) {
 			state[i] = gone
 		}
 	}
-	wk := &repoWalker{budget: maxRepoDirs - n, buf: make([]byte, 32<<10), listed: func(rel string) bool { return index(rel) >= 0 }}
+	wk.listed = func(rel string) bool { return index(rel) >= 0 }
 	read := 0
 	for i, d := range l.dirs {
-		if state[i] != changed {
+		if state[i] != changed || wk.wsfd < 0 {
 			continue
 		}
-		fd, err := openDir(atCwd, joinWS(ws, d), d != ".")
+		fd, err := openDir(wk.wsfd, d, d != ".")
 		if err != nil {
 			state[i] = gone
 			continue
@@ -423,10 +497,7 @@ func (l *repoListing) update(ws string) (*repoListing, int, *repoWalker) {
 		}
 		closeFD(fd)
 	}
-	next := &repoListing{ws: l.ws, dev: l.dev, ino: l.ino, at: at, incomplete: l.incomplete}
-	if wk.incomplete != "" {
-		next.incomplete = wk.incomplete
-	}
+	next := &repoListing{ws: l.ws, dev: l.dev, ino: l.ino, at: at, partial: wk.partial}
 	next.dirs = make([]string, 0, n+len(wk.dirs))
 	for i, d := range l.dirs {
 		if state[i] != gone {
@@ -462,10 +533,9 @@ func joinWS(ws, rel string) string {
 	return ws + "/" + rel
 }
 
-// The listing's file: a header of four lines (format, workspace quoted,
-// its device and inode, the moment and whether it is complete), then one
-// record per directory or repository: a kind byte, the relative path, a
-// NUL.
+// The listing's file: a header of three lines (format, workspace quoted,
+// its device, inode and the moment), then one record per directory or
+// repository: a kind byte, the relative path, a NUL.
 const listingMagic = "mnemos repos 1"
 
 func loadListing(file, ws string, wi nodeInfo) (*repoListing, bool) {
@@ -489,7 +559,7 @@ func loadListing(file, ws string, wi nodeInfo) (*repoListing, bool) {
 	}
 	l := &repoListing{ws: ws}
 	f := strings.Fields(line())
-	if len(f) != 4 {
+	if len(f) != 3 {
 		return nil, false
 	}
 	dev, err1 := strconv.ParseUint(f[0], 10, 64)
@@ -499,13 +569,6 @@ func loadListing(file, ws string, wi nodeInfo) (*repoListing, bool) {
 		return nil, false
 	}
 	l.dev, l.ino, l.at = dev, ino, at
-	if f[3] != "-" {
-		inc, err := strconv.Unquote(f[3])
-		if err != nil {
-			return nil, false
-		}
-		l.incomplete = inc
-	}
 	rest, _ := io.ReadAll(r)
 	for _, rec := range bytes.Split(rest, []byte{0}) {
 		if len(rec) == 0 {
@@ -533,12 +596,7 @@ func (l *repoListing) save(file string) error {
 		return err
 	}
 	var b bytes.Buffer
-	inc := "-"
-	if l.incomplete != "" {
-		inc = strconv.Quote(l.incomplete)
-		inc = strings.ReplaceAll(inc, " ", `\x20`)
-	}
-	fmt.Fprintf(&b, "%s\n%s\n%d %d %d %s\n", listingMagic, strconv.Quote(l.ws), l.dev, l.ino, l.at, inc)
+	fmt.Fprintf(&b, "%s\n%s\n%d %d %d\n", listingMagic, strconv.Quote(l.ws), l.dev, l.ino, l.at)
 	for _, d := range l.dirs {
 		b.WriteByte('d')
 		b.WriteString(d)

@@ -114,7 +114,9 @@ func statFollow(path string) (nodeInfo, error) { return statx(atCwd, path, 0) }
 func statx(dirfd int, path string, flags int) (nodeInfo, error) {
 	var st unix.Statx_t
 	for {
-		err := unix.Statx(dirfd, path, flags|unix.AT_STATX_DONT_SYNC|unix.AT_NO_AUTOMOUNT,
+		// As stat(2) does: a network file system's cached times may be
+		// stale.
+		err := unix.Statx(dirfd, path, flags|unix.AT_STATX_SYNC_AS_STAT|unix.AT_NO_AUTOMOUNT,
 			unix.STATX_TYPE|unix.STATX_INO|unix.STATX_CTIME|unix.STATX_BTIME, &st)
 		if err == unix.EINTR {
 			continue

@@ -360,3 +360,24 @@ func BenchmarkRepoWatch(b *testing.B) {
 		}
 	})
 }
+
+// TestSecurityReposDeep: a repository nested deeper than any project
+// nests its directories (1 200 levels, a path git can still read) is
+// found like any other.
+func TestSecurityReposDeep(t *testing.T) {
+	r := newRepoWS(t, true)
+	w := r.watch()
+	deep := filepath.Join(r.ws, strings.Repeat("a/", 1200)+"lib")
+	g := filepath.Join(deep, ".git")
+	for _, d := range []string{filepath.Join(g, "objects"), filepath.Join(g, "refs")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.write(filepath.Join(g, "HEAD"), "ref: refs/heads/main\n", 0o644)
+	r.write(filepath.Join(g, "config"), r.evilConfig(), 0o644)
+	rep := w.Finish(RepoOptions{})
+	if reported(rep, g) == nil || rep.Unchecked != "" {
+		t.Fatalf("the deep repository: %+v (unchecked %q)", rep.Repos, rep.Unchecked)
+	}
+}
