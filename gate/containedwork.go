@@ -167,7 +167,7 @@ func (g *Gate) recordExtras(np *approvals.NewPending, dec *Decision) {
 		}
 		np.Details.Meta[k] = v
 	}
-	if lines := reachLines(dec.Reach); len(lines) > 0 {
+	if lines := reachLines(dec.Reach, dec.Hidden...); len(lines) > 0 {
 		set(metaReach, strings.Join(lines, "\n"))
 	}
 	if lines := nestedLines(dec); len(lines) > 0 {

@@ -220,6 +220,9 @@ type Decision struct {
 	// the request names and that its approval lets the run reach
 	// (decideWithSandbox).
 	Reach []Reach `json:"sandbox_reach,omitempty"`
+	// Hidden are paths the request reads that no policy can grant the
+	// sandbox (find /, ls ~): it runs, and the sandbox hides them.
+	Hidden []string `json:"sandbox_hidden,omitempty"`
 	// Network, when the request needs the network only to fetch from
 	// package registries and git remotes, names their hosts and the TCP
 	// ports the run may then connect to (fetchNetwork).

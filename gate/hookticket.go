@@ -245,7 +245,7 @@ func (g *Gate) HookCard(req Request, dec Decision) []string {
 	// What it reaches outside the sandbox, or that it runs outside it.
 	// What a file tool writes (written.go).
 	card = append(card, writtenLines(req.Written)...)
-	return append(card, reachLines(dec.Reach)...)
+	return append(card, reachLines(dec.Reach, dec.Hidden...)...)
 }
 
 // HoldApproval waits, until ctx is done, for the person to answer the

@@ -118,7 +118,11 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 			return
 		case f.Never && !f.Need.Write:
 			// A read-only walk of what no policy grants (find /, ls ~):
-			// the sandbox hides what it does not grant.
+			// the sandbox hides what it does not grant, and the card
+			// says so.
+			if !slices.Contains(dec.Hidden, f.Need.Path) {
+				dec.Hidden = append(dec.Hidden, f.Need.Path)
+			}
 			continue
 		}
 		// What the path resolves to, which the sandbox would grant.
@@ -380,8 +384,11 @@ func reachOptions(o *sandbox.Options, dec Decision) {
 // reachLines are the card's lines for the paths outside the sandbox the
 // request names: what approving lets the run reach, and what would grant
 // it to every run.
-func reachLines(reach []Reach) []string {
+func reachLines(reach []Reach, hidden ...string) []string {
 	var out []string
+	for _, h := range hidden {
+		out = append(out, approvals.Printable("in the sandbox: this run does not see "+h+" whole (no policy can grant it); it reads only what the sandbox grants there, and approving changes nothing about that"))
+	}
 	for _, r := range reach {
 		if r.Once {
 			later := ""
