@@ -515,7 +515,11 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			det.result = res
 			cd.Policy = &det.result
 			cd.Outcome, cd.DecidedBy, cd.Reason = res.Outcome, string(res.DecidedBy), res.Reason
-			if key, ok := namesStateSecret(&det.result, stateFiles, stateDirs); ok {
+			key, ok := namesStateSecret(&det.result, stateFiles, stateDirs)
+			if !ok {
+				key, ok = redirectNamesStateSecret(cmd, guardDirs, stateFiles, stateDirs)
+			}
+			if ok {
 				// Whoever reads the audit key can rewrite the audit log
 				// with MACs that verify, and the state database and hook
 				// tickets hold the tokens that let a request through;

@@ -4,6 +4,7 @@ import (
 	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
+	"github.com/mnemos-dev/mnemos/shellparse"
 	"os"
 	"path/filepath"
 	"slices"
@@ -273,6 +274,25 @@ func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// redirectNamesStateSecret is namesStateSecret for the files a command's
+// redirections name, resolved in each directory it may run in: a
+// redirection with no program ($(<FILE)) has no access of its own.
+func redirectNamesStateSecret(cmd shellparse.Command, dirs, files, secretDirs []string) (string, bool) {
+	var res policy.Result
+	for _, r := range cmd.Redirects {
+		v := r.Target.Value
+		if r.Target.Dynamic || v == "" || strings.HasPrefix(v, "&") {
+			continue
+		}
+		for _, p := range joinEach(dirs, v) {
+			if p != "" {
+				res.Accesses = append(res.Accesses, policy.AccessResult{Access: classify.Access{Capability: classify.FSRead, Target: filepath.Clean(p)}})
+			}
+		}
+	}
+	return namesStateSecret(&res, files, secretDirs)
 }
 
 // globMayReach reports whether a glob may match the directory d or a path

@@ -399,6 +399,9 @@ func withLinksResolved(cmd shellparse.Command, links []link, dirs []string, home
 // rsync -L (and --copy-unsafe-links, -k), zip -r without -y (zip follows
 // links unless told to store them).
 func followsLinks(cmd shellparse.Command) bool {
+	if len(cmd.Argv) == 0 {
+		return false // $(<FILE): a redirection, no program
+	}
 	name := cmd.Name()
 	var opts []string
 	first := ""

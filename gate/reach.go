@@ -448,7 +448,7 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 				add(sandbox.Need{Path: a.Target, Write: true})
 			}
 		}
-		if req.Unsandboxed && runsCode(c.Policy) {
+		if req.Unsandboxed && runsCode(c.Policy) && len(c.Command.Argv) > 0 {
 			// Code that nothing confines may do anything with a path it
 			// is given: each absolute one outside the system's
 			// directories counts as written (outside.go).

@@ -74,4 +74,19 @@ func TestSecuritySecretsDirectoryWhole(t *testing.T) {
 			t.Errorf("%s = %s by %s (%s), want a guard deny", cmd, d.Outcome, d.BlockedBy, d.Reason)
 		}
 	}
+	// A redirection with no program, in a command substitution.
+	for _, cmd := range []string{
+		"k=$(<" + p.AuditKey + "); echo $k",
+		`printf %s "$(< ` + p.DBFile + `)"`,
+	} {
+		req := f.req("bash", "-c", cmd)
+		req.Unsandboxed = true
+		d, err := f.g.Decide(context.Background(), req, Mode{DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Outcome != policy.Deny {
+			t.Errorf("%s = %s by %s (%s), want deny", cmd, d.Outcome, d.BlockedBy, d.Reason)
+		}
+	}
 }
