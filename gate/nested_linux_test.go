@@ -15,13 +15,16 @@ import (
 // a hook, registered as a submodule (git status enters it); a bare
 // repository with a pager; a .git file naming a git directory the build
 // made in the temp directory; and a repository made in the temp directory
-// reached through a link. PWNED is the file any of them would create.
+// reached through a link. It makes the hooks' directory read-only, which
+// keeps them where they are for anyone but root. PWNED is the file any of
+// them would create.
 const nestedMakefile = `all:
 	mkdir -p vendor/lib
 	cd vendor/lib && git init -q && git commit -q --allow-empty -m x
 	git -C vendor/lib config core.fsmonitor "touch $(PWNED)"
 	printf '#!/bin/sh\ntouch $(PWNED)\n' > vendor/lib/.git/hooks/post-checkout
 	chmod +x vendor/lib/.git/hooks/post-checkout
+	chmod 555 vendor/lib/.git/hooks
 	printf '[submodule "vendor/lib"]\n\tpath = vendor/lib\n\turl = ./vendor/lib\n' > .gitmodules
 	git update-index --add --cacheinfo 160000,$$(git -C vendor/lib rev-parse HEAD),vendor/lib
 	git init -q --bare tools/evil.git
@@ -126,6 +129,7 @@ func nestedRepoRun(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("PWNED", pwned)
 	t.Setenv("TMP", tmp)
+	t.Cleanup(func() { os.Chmod(filepath.Join(f.ws, "vendor", "lib", ".git", "hooks"), 0o755) })
 	res, stderr := f.run(t, "make")
 	if res.ExitCode != 0 {
 		t.Fatalf("make: exit %d\n%s", res.ExitCode, stderr)

@@ -1035,7 +1035,11 @@ func (c *repoChecker) moveAside(d *DefusedRepo, p string, would ...string) bool 
 
 // MoveAside renames p, in its directory, to NAME.quarantined-UNIXTIME (with
 // a number after it when that exists): no tool reads it under that name,
-// and a person can look at it and move it back.
+// and a person can look at it and move it back. A directory the command
+// made read-only to keep p where it is is made writable for the rename,
+// and its mode put back. When p cannot be moved, it is made unreadable
+// (mode 000), which git and the other tools refuse, and the error says
+// so.
 func MoveAside(p string, now time.Time) (string, error) {
 	to := fmt.Sprintf("%s.quarantined-%d", p, now.Unix())
 	for i := 1; ; i++ {
@@ -1044,7 +1048,20 @@ func MoveAside(p string, now time.Time) (string, error) {
 		}
 		to = fmt.Sprintf("%s.quarantined-%d-%d", p, now.Unix(), i)
 	}
-	if err := os.Rename(p, to); err != nil {
+	err := os.Rename(p, to)
+	if errors.Is(err, fs.ErrPermission) {
+		dir := filepath.Dir(p)
+		if fi, serr := os.Lstat(dir); serr == nil && fi.IsDir() && fi.Mode().Perm()&0o300 != 0o300 {
+			if os.Chmod(dir, fi.Mode().Perm()|0o700) == nil {
+				err = os.Rename(p, to)
+				os.Chmod(dir, fi.Mode().Perm())
+			}
+		}
+	}
+	if err != nil {
+		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink == 0 && os.Chmod(p, 0) == nil {
+			return "", fmt.Errorf("%w; made it unreadable instead (mode 000)", err)
+		}
 		return "", err
 	}
 	return to, nil

@@ -381,3 +381,37 @@ func TestSecurityReposDeep(t *testing.T) {
 		t.Fatalf("the deep repository: %+v (unchecked %q)", rep.Repos, rep.Unchecked)
 	}
 }
+
+// TestSecurityReposReadOnlyDirectories: a command that makes its git
+// directory, or its hooks, read-only does not keep what runs later where
+// it is.
+func TestSecurityReposReadOnlyDirectories(t *testing.T) {
+	r := newRepoWS(t, true)
+	w := r.watch()
+	lib := filepath.Join(r.ws, "lib")
+	os.MkdirAll(lib, 0o755)
+	r.run(lib, "init", "-q")
+	g := filepath.Join(lib, ".git")
+	r.write(filepath.Join(g, "config"), r.evilConfig(), 0o644)
+	r.write(filepath.Join(g, "hooks", "post-checkout"), "#!/bin/sh\ntouch "+r.pwned()+"\n", 0o755)
+	for _, d := range []string{filepath.Join(g, "hooks"), g} {
+		if err := os.Chmod(d, 0o555); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.Chmod(g, 0o755); os.Chmod(filepath.Join(g, "hooks"), 0o755) })
+	rep := w.Finish(RepoOptions{})
+	d := reported(rep, g)
+	if d == nil {
+		t.Fatalf("not reported: %+v", rep.Repos)
+	}
+	for _, m := range d.Moved {
+		if strings.HasPrefix(m[1], "not moved") {
+			t.Errorf("%s %s", m[0], m[1])
+		}
+	}
+	if fi, err := os.Stat(g); err != nil || fi.Mode().Perm() != 0o555 {
+		t.Errorf("the git directory's mode was not put back: %v %v", fi.Mode(), err)
+	}
+	r.statusRunsNothing(lib)
+}
