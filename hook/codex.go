@@ -50,6 +50,22 @@ func parseCodex(p []byte, _ Env) (Call, error) {
 		if wd, err := str(e.input, "workdir"); err == nil && wd != "" {
 			c.Cwd = absolute(wd, c.Cwd)
 		}
+	case "write_stdin":
+		// Typing into a running session of unified exec. Codex sends no
+		// PreToolUse for it: what is typed goes to the command
+		// exec_command started, which was judged then (as a shell when
+		// it reads its terminal: a pager, an editor, a REPL). Should a
+		// version send one, what is typed is judged as a shell would
+		// run it, where it runs: outside mnemos run, which cannot take
+		// it. A write of nothing is a poll.
+		chars, err := str(e.input, "chars")
+		if err != nil {
+			return c, err
+		}
+		c.Kind, c.Interpreter, c.Command = Shell, "bash", chars
+		if chars == "" {
+			c.Command = ":"
+		}
 	case "apply_patch", "Edit", "Write":
 		text, err := str(e.input, "command")
 		if err != nil {

@@ -90,6 +90,12 @@ func TestParse(t *testing.T) {
 		{"codex probe", "codex", codexProbe, nil, func(t *testing.T, c Call) {
 			same(t, c, Call{Agent: "codex", Event: "PreToolUse", Tool: "Bash", Kind: Shell, Command: "git reset --hard HEAD~1", Interpreter: "bash", Session: "s", CanRewrite: true})
 		}},
+		{"codex write_stdin", "codex", `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"write_stdin","tool_input":{"session_id":7,"chars":"!rm -rf .git\n"}}`, nil, func(t *testing.T, c Call) {
+			same(t, c, Call{Agent: "codex", Event: "PreToolUse", Tool: "write_stdin", Kind: Shell, Command: "!rm -rf .git\n", Interpreter: "bash", Cwd: "/w"})
+		}},
+		{"codex write_stdin poll", "codex", `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"write_stdin","tool_input":{"session_id":7,"chars":""}}`, nil, func(t *testing.T, c Call) {
+			same(t, c, Call{Agent: "codex", Event: "PreToolUse", Tool: "write_stdin", Kind: Shell, Command: ":", Interpreter: "bash", Cwd: "/w"})
+		}},
 		{"codex words", "codex", `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":["ls","-la"]}}`, nil, func(t *testing.T, c Call) {
 			if !slices.Equal(c.Argv, []string{"ls", "-la"}) || c.Command != "" {
 				t.Errorf("got %+v", c)
