@@ -138,6 +138,11 @@ func (g *Gate) escalation(dec *Decision, f sandbox.Refusal, spec sandbox.Spec, w
 		return Reach{}, f.Line + " (the inherited environment's " + name + " names it)", true
 	}
 	why := f.Line
+	if f.Kind == sandbox.RunsLater {
+		// The sandbox's line tells to change it by hand; approving is
+		// the other way now.
+		why = "the sandbox keeps what runs later read-only to every command it confines"
+	}
 	if a := installAdvice(dec, f.Need.Path); a != "" {
 		why = a
 	}
