@@ -236,11 +236,11 @@ func ownTerminals() []string {
 }
 
 // namesStateSecret reports an access of the result that names one of
-// mnemos's state files whose content is a credential (files: the audit
-// key, the state database and its journals, which hold approval tokens,
-// the approvals page's access token)
-// or lies in a directory of them (dirs: the hook tickets): the file
-// itself, a path below such a directory, or a glob that may match one.
+// mnemos's secrets (files: the older layout's audit key, database and
+// page token, the channels' credential files; dirs: the secrets
+// directory, which holds the audit key, the state database and its
+// journals, the hook tickets and serve's socket): the file itself, a path
+// below such a directory, or a pattern that may match one.
 func namesStateSecret(res *policy.Result, files, dirs []string) (string, bool) {
 	for _, a := range res.Accesses {
 		if !strings.HasPrefix(string(a.Capability), "fs:") {

@@ -63,7 +63,7 @@ func static(ctype string, body []byte) http.HandlerFunc {
 // response, the Host header naming the bound address (a page of another
 // site whose name resolves to 127.0.0.1 sends its own name: DNS
 // rebinding), a POST coming from the page itself, and a log line that
-// names the path only (never the query, which may hold the access token).
+// names the path only (never the query, which may hold a sign-in code).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

@@ -17,7 +17,7 @@ type ApprovalsCmd struct {
 	Deny    DenyCmd           `cmd:"" help:"Reject a pending request."`
 	Cancel  CancelCmd         `cmd:"" help:"Withdraw your own pending request: it can no longer be approved."`
 	Watch   ApprovalsWatchCmd `cmd:"" help:"Show your requests on this terminal as they arrive and answer each with one key: a approve once, s for the session, p permanently, r reject, n skip, q quit."`
-	URL     ApprovalsURLCmd   `cmd:"" name:"url" help:"Print the address of the approvals page mnemos serve runs, with its access token."`
+	URL     ApprovalsURLCmd   `cmd:"" name:"url" help:"Print, to a terminal only, a one-time link that signs a browser in to the approvals page of the running mnemos serve."`
 	Answer  AnswerCmd         `cmd:"" help:"Resolve a request from a channel button's data (approve:TOKEN or reject:TOKEN) as --channel and --sender; what a channel bridge runs."`
 }
 
@@ -124,6 +124,9 @@ func (c *ApprovalsShowCmd) Run(a *app) error {
 		fmt.Fprintln(a.io.out, l)
 	}
 	fmt.Fprintf(a.io.out, "id: %s\nstatus: %s\nrequested by: %s:%s\n", oneLine(p.Token), p.StatusAt(a.now()), oneLine(p.Channel), oneLine(p.Sender))
+	if p.DecisionBy != nil {
+		fmt.Fprintf(a.io.out, "answered by: %s:%s\n", oneLine(p.DecisionBy.Channel), oneLine(p.DecisionBy.Sender))
+	}
 	if p.CancelReason != "" {
 		fmt.Fprintf(a.io.out, "why: %s\n", oneLine(p.CancelReason))
 	}
