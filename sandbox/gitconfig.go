@@ -52,8 +52,8 @@ var harmlessGitKeys = map[string]bool{
 
 // harmlessSetting reports whether s may stay in the configuration of the
 // git directory gitDir: its key is on the list, and a worktree lies in the
-// workspace (inWS) and a URL goes through no program (ext::, fd::) and is
-// no option.
+// workspace (inWS) and a URL goes through no remote helper (ext::, any
+// TRANSPORT::) and is no option.
 func harmlessSetting(s gitSetting, gitDir string, inWS func(string) bool) bool {
 	sec, key := strings.ToLower(s.section), strings.ToLower(s.key)
 	name := sec + "." + key
@@ -71,8 +71,11 @@ func harmlessSetting(s gitSetting, gitDir string, inWS func(string) bool) bool {
 		}
 		return !s.bare && inWS(filepath.Clean(v))
 	case "remote.*.url", "remote.*.pushurl", "submodule.*.url":
-		v := strings.ToLower(strings.TrimSpace(s.value))
-		return !s.bare && !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "ext::") && !strings.HasPrefix(v, "fd::")
+		// TRANSPORT::ADDRESS runs git-remote-TRANSPORT (ext:: any
+		// command); a leading dash is an option to ssh.
+		v := strings.TrimSpace(s.value)
+		transport, _, helper := strings.Cut(v, "::")
+		return !s.bare && !strings.HasPrefix(v, "-") && !(helper && !strings.ContainsAny(transport, "/@[:"))
 	}
 	return true
 }
@@ -303,7 +306,7 @@ func writeGitConfig(settings []gitSetting) []byte {
 
 // quoteGitValue is git's own quoting of a value it writes.
 func quoteGitValue(v string) string {
-	quote := v != "" && (v[0] == ' ' || v[0] == '\t' || v[len(v)-1] == ' ' || v[len(v)-1] == '\t') || strings.ContainsAny(v, ";#")
+	quote := v != "" && (v[0] == ' ' || v[len(v)-1] == ' ') || strings.ContainsAny(v, ";#\r")
 	var b strings.Builder
 	if quote {
 		b.WriteByte('"')

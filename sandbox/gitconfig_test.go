@@ -35,6 +35,8 @@ func TestSecurityGitConfigKeepsOnlyHarmlessSettings(t *testing.T) {
 		{"worktree outside", "[core]\n\tworktree = /etc\n", "", []string{"core.worktree"}},
 		{"worktree inside", "[core]\n\tworktree = ../../../vendor/lib\n", "[core]\n\tworktree = ../../../vendor/lib\n", nil},
 		{"url through a program", "[remote \"o\"]\n\turl = ext::sh -c evil\n", "", []string{"remote.o.url"}},
+		{"url through a helper", "[remote \"o\"]\n\turl = evil::x\n\tpushurl = -oProxyCommand=x\n", "", []string{"remote.o.url", "remote.o.pushurl"}},
+		{"urls", "[remote \"o\"]\n\turl = ssh://[::1]/x.git\n\tpushurl = git@host:a::b.git\n", "[remote \"o\"]\n\turl = ssh://[::1]/x.git\n\tpushurl = git@host:a::b.git\n", nil},
 		{"submodule update command", "[submodule \"x\"]\n\turl = ../x\n\tupdate = !sh evil\n", "[submodule \"x\"]\n\turl = ../x\n", []string{"submodule.x.update"}},
 		{"old subsection form", "[core.x]\n\tbare = false\n", "", []string{"what could not be read with certainty"}},
 		{"stray byte", "[core]\n\tbare = false\n\x00[core]\n\tfsmonitor = x\n", "[core]\n\tbare = false\n", []string{"what could not be read with certainty"}},
@@ -92,6 +94,10 @@ func TestGitConfigAsGitWritesIt(t *testing.T) {
 	ws := filepath.Join(dir, "ws")
 	run(dir, "clone", "-q", up, ws)
 	run(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", up, "vendor/up")
+	// Values git quotes or escapes as it writes them.
+	for _, v := range []string{" lead", "trail ", "semi;colon", "hash#x", "tab\there", "quote\"in", `back\slash`, "cr\rx", "\tleadtab", "new\nline"} {
+		run(up, "config", "--add", "user.name", v)
+	}
 	run(ws, "config", "core.fsmonitor", "touch "+filepath.Join(dir, "pwned"))
 	inWS := func(p string) bool { return within(p, ws) }
 	for _, g := range []string{filepath.Join(up, ".git"), filepath.Join(ws, ".git", "modules", "vendor", "up")} {
