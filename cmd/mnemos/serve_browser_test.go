@@ -239,7 +239,7 @@ func TestBrowserApproveAndReject(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "rejected.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the rejected command ran")
 	}
-	if strings.Contains(serveErr.String(), strings.SplitN(pageURL, "t=", 2)[1]) {
-		t.Fatal("serve's log holds the access token")
+	if strings.Contains(serveErr.String(), strings.SplitN(pageURL, "signin=", 2)[1]) {
+		t.Fatal("serve's log holds the sign-in code")
 	}
 }
