@@ -190,6 +190,8 @@ func nestedByGit(cmd shellparse.Command, base []string, ws string, sandboxed boo
 			return "in the submodule's directory"
 		case "update":
 			return "for each submodule it checks out"
+		case "absorbgitdirs":
+			return "under .git/modules for each submodule whose git directory it moves there"
 		}
 	case "worktree":
 		if len(pos) == 0 || pos[0] != "add" {

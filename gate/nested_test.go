@@ -54,6 +54,7 @@ func TestSecurityNestedRepoAsks(t *testing.T) {
 		{"git clone ../other vendor/other", asks, asks, true},
 		{"git submodule add https://example.com/x.git vendor/x", asks, asks, true},
 		{"git submodule update --init --recursive", asks, asks, true},
+		{"git submodule absorbgitdirs", asks, asks, true},
 		{"git worktree add ../wt", asks, asks, true},
 		{"git worktree add -b feature wt", asks, asks, true},
 		{"cp -r ../other/.git existing/", asks, asks, true},
