@@ -102,6 +102,13 @@ func TerminalEnvKept(cmds []shellparse.Command) bool {
 // does (package comment): code:exec and an ask, with the reason.
 func (c *Classification) readsTerminal(cmd shellparse.Command, pl Place, name string, spec toolSpec) {
 	args := cmd.Argv[1:]
+	if spec.terminal == termNone && spec.kind == kindExec {
+		// python3.12, vim.tiny, node18: the program under a versioned
+		// or packaged name.
+		if base, ok := terminalBase(name); ok {
+			name, spec.terminal = base, specOf(base).terminal
+		}
+	}
 	why := ""
 	switch spec.terminal {
 	case termPager:
@@ -121,6 +128,23 @@ func (c *Classification) readsTerminal(cmd shellparse.Command, pl Place, name st
 		c.Verb, c.Reversibility = "run", "partial"
 	}
 	c.raise(Ask, "reads commands from its terminal: "+why+", and no decision sees what is typed there")
+}
+
+// terminalBase is the catalogued name a program goes by, when it reads
+// commands from its terminal under a version's or a package's name:
+// python3.12, pypy3.10, node18, lua5.4, vim.tiny.
+func terminalBase(name string) (string, bool) {
+	cands := make([]string, 0, 3)
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		cands = append(cands, name[:i])
+	}
+	cands = append(cands, strings.TrimRight(name, "0123456789.-"))
+	for _, b := range cands {
+		if b != "" && b != name && specOf(b).terminal != termNone {
+			return b, true
+		}
+	}
+	return "", false
 }
 
 // pagerReads says why a pager may read commands from a terminal, "" when
@@ -153,6 +177,22 @@ func pagerReads(cmd shellparse.Command, pl Place, name string, spec toolSpec, ar
 		return "info is browsed from the keyboard, and opens any file or manual typed at it"
 	case "most":
 		return name + " starts an editor when E is typed, which runs shell commands"
+	case "bat", "batcat":
+		if keepsTerminalEnv(cmd, pl, "BAT_PAGER") || hasSwitch(args, spec, "-P", "--no-paging") {
+			return ""
+		}
+		for _, w := range optionValues(args, spec, []string{"--paging"}) {
+			if w.Value == "never" {
+				return ""
+			}
+		}
+		return name + " shows a file longer than the screen through a pager (less), which runs a shell command typed after ! (mnemos run gives it BAT_PAGER=cat)"
+	case "sensible-pager":
+		if keepsTerminalEnv(cmd, pl, "PAGER") {
+			return ""
+		}
+	case "tig", "lazygit", "mc", "ranger", "vifm", "nnn", "lynx", "w3m", "links", "elinks":
+		return name + " is driven from the keyboard and runs shell commands typed at it"
 	}
 	return name + " runs a shell command typed after !, or an editor when v is typed"
 }
