@@ -55,6 +55,8 @@ type Settled struct {
 	// Postponed says why the older layout is still in use (an older
 	// mnemos serve holds it); "" when the secrets directory is in use.
 	Postponed string `json:"postponed,omitempty"`
+	// Dir is the secrets directory, in use or to be.
+	Dir string `json:"dir"`
 	// Stale are files an older mnemos wrote under the old names after the
 	// move: they are not used, and kept for a person to look at.
 	Stale []string `json:"stale,omitempty"`
@@ -99,7 +101,7 @@ type settleStep func(step string) error
 func Settle(p Paths) (Paths, Settled, error) { return settle(p, nil) }
 
 func settle(p Paths, step settleStep) (Paths, Settled, error) {
-	var out Settled
+	out := Settled{Dir: p.SecretsDir}
 	if p.SecretsDir == "" || p.SecretsDir == p.StateDir {
 		return p, out, nil
 	}

@@ -641,7 +641,7 @@ func (a *app) secretsChecks(paths gate.Paths, pol *policy.Policy) []doctorCheck 
 	switch {
 	case a.settled.Postponed != "":
 		out = append(out, doctorCheck{Name: "secrets", Detail: "still in the state directory: " + a.settled.Postponed,
-			Hint: "stop the older mnemos serve, then run any mnemos command: the secrets move into " + paths.SecretsDir})
+			Hint: "stop the older mnemos serve, then run any mnemos command: the secrets move into " + a.settled.Dir})
 	default:
 		detail := paths.SecretsDir + " (only you can read it): the audit key, the state database, the hook tickets; the approvals page's sign-in lives in mnemos serve's memory only"
 		if fi, err := os.Stat(paths.SecretsDir); err != nil {

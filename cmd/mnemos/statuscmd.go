@@ -149,7 +149,7 @@ func (c *StatusCmd) Run(a *app) error {
 	cwd, _ := os.Getwd()
 
 	pol := a.statusPolicies(&rep, paths, cwd, id)
-	rep.Secrets = statusSecrets{Dir: paths.SecretsDir, Postponed: a.settled.Postponed,
+	rep.Secrets = statusSecrets{Dir: a.settled.Dir, Postponed: a.settled.Postponed,
 		Moved: a.settled.Moved, Removed: a.settled.Removed, Stale: a.settled.Stale}
 	rep.Sandbox = statusSandboxOf()
 	if err := a.statusAgents(&rep, pol, id, exe); err != nil {
