@@ -137,6 +137,14 @@ func (g *Gate) escalation(dec *Decision, f sandbox.Refusal, spec sandbox.Spec, w
 	if name := g.inheritedNaming(f.Need.Path); name != "" {
 		return Reach{}, f.Line + " (the inherited environment's " + name + " names it)", true
 	}
+	for _, own := range g.cfg.Paths.Protected() {
+		if own != "" && classify.Within(real, own) && real != own {
+			// A tree written there (cp -r x ~, tar x -C ~/.config)
+			// could put its own policy or state in place of mnemos's.
+			return Reach{}, "writes into " + shownPath(homeShort(f.Need.Path, g.cfg.UserHome)) + ", which holds mnemos's own files (" +
+				shownPath(homeShort(own, g.cfg.UserHome)) + "): nothing mnemos lets through writes there, sandboxed or not; do it yourself, outside mnemos", true
+		}
+	}
 	why := f.Line
 	if f.Kind == sandbox.RunsLater {
 		// The sandbox's line tells to change it by hand; approving is

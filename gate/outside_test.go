@@ -79,12 +79,15 @@ func TestSecurityOutsideTheSandboxAllowListed(t *testing.T) {
 		{"read of home", "cat ~/notes.txt", []string{"cat", "--", "@HOME@/notes.txt"}, ask},
 		{"read of home", "head -5 ~/docs/readme.md", []string{"cat", "--", "@HOME@/docs/readme.md"}, ask},
 		// Writes into home whose target is a directory, a tree or a clone.
-		{"write a tree", "cp tpl/.bashrc ~", nil, once},
-		{"write a tree", "cp -r tpl/. ~", nil, once},
-		{"write a tree", "gzip -r ~", nil, once},
+		// Home holds mnemos's own files: a tree written there could
+		// replace its policy, so it is denied, not escalated.
+		{"write a tree", "cp tpl/.bashrc ~", nil, deny},
+		{"write a tree", "cp -r tpl/. ~", nil, deny},
+		{"write a tree", "gzip -r ~", nil, deny},
+		{"write a tree", "cp -r tpl/mnemos ~/.config/", nil, deny},
 		{"write a tree", "git clone . ~/.config/nvim", nil, once},
 		{"write a tree", "cp x.gradle ~/.gradle/init.d/", nil, once},
-		{"write a tree", "tar xf t.tar -C ~", nil, once},
+		{"write a tree", "tar xf t.tar -C ~", nil, deny},
 		// What runs later, through the shell and the Write tool.
 		{"runs later", "echo 'run-shell x' >> ~/.tmux.conf", []string{"tee", "--", "@HOME@/.tmux.conf"}, once},
 		{"runs later", "echo x > ~/.gradle/init.d/evil.gradle", []string{"tee", "--", "@HOME@/.gradle/init.d/evil.gradle"}, once},
