@@ -666,6 +666,11 @@ func (a *app) secretsChecks(paths gate.Paths, pol *policy.Policy) []doctorCheck 
 			out = append(out, doctorCheck{Name: "secrets", Detail: fmt.Sprintf("%s, a channel's credential, is readable by others (mode %04o)", f, fi.Mode().Perm()),
 				Hint: "chmod 600 " + shellQuote([]string{f})})
 		}
+		if dir := a.settled.Dir; dir != "" && !strings.HasPrefix(f, dir+string(os.PathSeparator)) {
+			out = append(out, doctorCheck{Name: "secrets", Note: true, OK: true,
+				Detail: f + ", a credential the policy names, lies outside mnemos's secrets directory (the guard keeps it from gated commands all the same)",
+				Hint:   "move it into " + dir + " (mode 600) and change the policy's path"})
+		}
 	}
 	return out
 }
