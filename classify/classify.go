@@ -66,6 +66,12 @@ type Place struct {
 	// configuration and caches (PackageNeeds says which): the registries
 	// an install reaches, whether a build's dependencies are in the cache.
 	Packages *Packages
+	// Tools, when set, are the directories a command may put on PATH and
+	// run programs from (the sandbox's tool directories under home and
+	// version managers' roots, the virtualenvs of the workspace): what
+	// PATH finds there is not in a place commands write freely, or, for
+	// a virtualenv, is code of the workspace (envvars.go's pathAssign).
+	Tools []string
 	// TerminalEnv is true when the commands run with the environment
 	// mnemos run gives them (TerminalEnv: less in its secure mode, git's
 	// and man's pagers off) and the script keeps it (TerminalEnvKept):

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 
@@ -617,6 +618,15 @@ func SplitAssign(a string) (name, value string, known bool) {
 // commands after it (later): it adds the access and, for what runs code,
 // the floor.
 func (c *Classification) envAssign(cmd shellparse.Command, pl Place, name, value string, known, later bool) {
+	if code, ok := EnvInPlace(name, value, known, pl); ok {
+		if code {
+			c.Accesses = append(c.Accesses, Access{Capability: CodeExec, Target: cmd.String()})
+			if c.Verb == "compute" || c.Verb == "read" {
+				c.Verb = "run"
+			}
+		}
+		return
+	}
 	j := JudgeEnv(name, value, known)
 	if j.Capability == "" {
 		return
@@ -781,4 +791,54 @@ func (c *Classification) envSetters(cmd shellparse.Command, pl Place, name strin
 // sortedEnvVars is checked by a test: EnvVarOf searches the table.
 func sortedEnvVars() bool {
 	return slices.IsSortedFunc(envVars[:], func(a, b EnvVar) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// systemPrefixes are where the system keeps programs: no command
+// writes there without privileges.
+var systemPrefixes = []string{"/usr", "/bin", "/sbin", "/lib", "/snap", "/nix/store"}
+
+// EnvInPlace judges NAME=value given to a program where the place says
+// more than JudgeEnv can, for the two variables a build's toolchain is
+// chosen by: a PATH known before the command runs (the script's own
+// PATH=…, export, a sourced file shellparse.Env.Sourced knows) whose
+// every directory is one commands do not write freely, so the programs
+// found there are the ones installed: a directory already on the PATH
+// the command inherits (Place.Path), the system's, or a tool directory
+// under home (Place.Tools); and a VIRTUAL_ENV naming a virtualenv of the
+// workspace whose bin is among Place.Tools. A virtualenv of the
+// workspace on either means the workspace's code runs (workspaceCode:
+// code:exec, which the sandbox confines). ok is false when the place
+// does not settle it (a relative or empty entry, another directory of
+// the workspace, temp, the rest of home, another variable): JudgeEnv
+// then judges it as a variable that can make programs run other code.
+func EnvInPlace(name, value string, known bool, pl Place) (workspaceCode, ok bool) {
+	if !known {
+		return false, false
+	}
+	switch name {
+	case "PATH":
+		for _, d := range strings.Split(value, ":") {
+			if !path.IsAbs(d) {
+				return false, false // "" and relative entries are the working directory's
+			}
+			d = path.Clean(d)
+			switch {
+			case slices.Contains(pl.Path, d):
+			case WithinAny(d, pl.Tools):
+				if pl.Workspace != "" && Within(pl.Workspace, d) {
+					workspaceCode = true
+				}
+			case WithinAny(d, systemPrefixes) && (pl.Home == "" || !Within(pl.Home, d)):
+			default:
+				return false, false
+			}
+		}
+		return workspaceCode, true
+	case "VIRTUAL_ENV":
+		bin := path.Join(path.Clean(value), "bin")
+		if path.IsAbs(value) && pl.Workspace != "" && Within(pl.Workspace, bin) && slices.Contains(pl.Tools, bin) {
+			return true, true
+		}
+	}
+	return false, false
 }

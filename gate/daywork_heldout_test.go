@@ -30,7 +30,7 @@ const dayworkHeldOutFile = "heldout.txt"
 // (percent) that run without asking, measured when the set was built.
 // Raise them as fixes land; never lower them to make a change pass.
 const (
-	heldoutFloorFull       = 70.7
+	heldoutFloorFull       = 83.9
 	heldoutFloorSupervised = 1.8
 )
 

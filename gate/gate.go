@@ -396,7 +396,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	if g.cfg.Environ != nil {
 		env = g.cfg.Environ()
 	}
-	script, err := shellparse.ParseArgv(req.Argv, shellparse.Env{Home: g.cfg.UserHome, Cwd: req.Cwd, Vars: g.cfg.Vars, Exported: exportedNames(env)})
+	script, err := shellparse.ParseArgv(req.Argv, g.parseEnv(req, env))
 	if err != nil {
 		return judged{deny(dec, "parse", "cannot parse the command: "+err.Error()), nil, nil}
 	}
@@ -428,6 +428,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		// sandbox keeps read-only too (Run's sandbox.Options.PathDirs).
 		place.Path = pathDirs(envValue(env, "PATH"))
 	}
+	place.Tools = pathToolDirs(g.cfg.UserHome, ws, script.Commands)
 	cdpath := mayUseCdpath(env, req.Argv)
 	if cdpath {
 		cdpathUnknown(script.Commands, &place, g.cfg.UserHome)
@@ -545,6 +546,8 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 					cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), why
 				} else if req.Unsandboxed && readsUnknown(&det.result) {
 					cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), "reads a path not known before it runs, and runs outside the sandbox"
+				} else if d, ok := pathFindsWritable(cmd, ws); ok && req.Unsandboxed {
+					cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), "its PATH puts "+d+", a directory commands may write, first, and it runs outside the sandbox"
 				}
 			}
 			// A git repository made inside another asks at every level

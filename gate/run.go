@@ -600,10 +600,21 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 }
 
 // toolchainPrograms are the programs the decision's commands name by an
-// absolute path inside a version manager's root under home: the sandbox
-// grants that root as it does when PATH reaches into it.
+// absolute path inside a version manager's root under home, and the
+// directories inside one that a PATH the script gives its commands
+// names (export PATH="$HOME/.pyenv/shims:$PATH"): the sandbox grants
+// that root as it does when the inherited PATH reaches into it.
 func toolchainPrograms(home string, dec Decision) []string {
 	var out []string
+	cmds := make([]shellparse.Command, len(dec.Commands))
+	for i, c := range dec.Commands {
+		cmds[i] = c.Command
+	}
+	for _, d := range scriptPathDirs(cmds) {
+		if _, ok := sandbox.ToolchainOf(home, d); ok {
+			out = append(out, d)
+		}
+	}
 	for _, c := range dec.Commands {
 		if c.Command.Dynamic || len(c.Command.Argv) == 0 || c.Command.Argv[0].Dynamic {
 			continue

@@ -121,7 +121,7 @@ func (r *Rule) check(in *Input, cl *classify.Classification, why *string) bool {
 		case len(r.ArgvPrefix) > 0:
 			esc = prefixEscape(in, cl, r.ArgvPrefix)
 		case len(in.Command.Assigns) > 0 && !r.judgesAccesses():
-			esc = envEscape(in)
+			esc = envEscape(in, r.ReliesOnSandbox())
 		}
 		if esc != "" {
 			if why != nil {

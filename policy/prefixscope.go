@@ -30,7 +30,7 @@ import (
 // rule's argv_prefix does more than the prefix names, or "".
 func prefixEscape(in *Input, cl *classify.Classification, prefix []string) string {
 	cmd := &in.Command
-	if why := envEscape(in); why != "" {
+	if why := envEscape(in, false); why != "" {
 		return why
 	}
 	tail := cmd.Argv[len(prefix):]
@@ -82,10 +82,17 @@ func prefixEscape(in *Input, cl *classify.Classification, prefix []string) strin
 // An allow rule that names a command by its words (argv_prefix, or
 // conditions on argv and command only) does not cover it; one that
 // judges its accesses (capability, targets, target conditions) sees
-// what the variable does among them.
-func envEscape(in *Input) string {
+// what the variable does among them. A PATH of installed programs'
+// directories, or one a virtualenv of the workspace puts first, does not
+// make it another command to a rule that relies on the sandbox (the
+// contained-work rule), which judges by what the command's accesses are:
+// the workspace's code is among them (classify.EnvInPlace).
+func envEscape(in *Input, sandboxRule bool) string {
 	for _, a := range in.Command.Assigns {
 		n, val, known := classify.SplitAssign(a)
+		if code, ok := classify.EnvInPlace(n, val, known, in.Place); ok && (!code || sandboxRule) {
+			continue
+		}
 		if j := classify.JudgeEnv(n, val, known); j.Capability != "" {
 			return "the command is given " + n + ": " + j.Why
 		}

@@ -257,7 +257,7 @@ func refRuleMatches(r *Rule, in Input, cl classify.Classification) bool {
 		if r.Action == Allow && prefixEscape(&in, &cl, r.ArgvPrefix) != "" {
 			return false
 		}
-	} else if r.Action == Allow && !r.judgesAccesses() && envEscape(&in) != "" {
+	} else if r.Action == Allow && !r.judgesAccesses() && envEscape(&in, r.ReliesOnSandbox()) != "" {
 		// A rule on the command's words does not cover a command the
 		// environment makes another.
 		return false

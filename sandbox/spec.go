@@ -143,9 +143,10 @@ func DefaultCaches(home string) []Cache {
 }
 
 // DefaultHomeRead are the files under home a command may read: git's
-// configuration, so that commits carry the user's name, and cargo's.
+// configuration, so that commits carry the user's name, and cargo's,
+// with rustup's env file, which scripts source to put cargo on PATH.
 func DefaultHomeRead(home string) []string {
-	return underHome(home, ".gitconfig", ".config/git", ".cargo/config.toml", ".cargo/config")
+	return underHome(home, ".gitconfig", ".config/git", ".cargo/config.toml", ".cargo/config", ".cargo/env")
 }
 
 // DefaultHomeExec are the tool directories under home a command may run

@@ -12,6 +12,9 @@ import (
 // parser knows (variables, aliases, positional parameters). It emits the
 // builtin's own command and returns false for any other name.
 func (w *walker) builtin(inv *invocation, name string) bool {
+	if name == "popd" {
+		w.cdSeen = true
+	}
 	switch name {
 	case "unset", "read", "printf", "mapfile", "readarray", "getopts", "export",
 		"declare", "typeset", "local", "readonly", "test", "[":
@@ -59,6 +62,9 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 			}
 			return true
 		}
+		if w.sourceKnown(inv, file) {
+			return true
+		}
 		w.emitInv(inv, false, "file "+file+" is not followed")
 		inv.st.makeOpaque()
 	case "trap":
@@ -76,6 +82,7 @@ func (w *walker) builtin(inv *invocation, name string) bool {
 			}
 		}
 	case "cd", "pushd":
+		w.cdSeen = true
 		// With CDPATH set by the script, "cd etc" may go to any of its
 		// directories: the target is only known at run time.
 		if inv.callSt.assignedHere("CDPATH") {
@@ -817,4 +824,42 @@ func varNames(inv *invocation, name string) []field {
 		}
 	}
 	return out
+}
+
+// sourceKnown applies `source FILE` for a FILE Env.Sourced knows: the
+// command runs the file, with no note, and sets and exports what Sourced
+// says it sets, "$PATH" in a value standing for PATH before it. It
+// reports false, doing nothing, when FILE is not such a file: a name not
+// known statically, a relative name after a cd, or one Sourced does not
+// know.
+func (w *walker) sourceKnown(inv *invocation, file string) bool {
+	if w.env.Sourced == nil || len(inv.args) != 2 || inv.args[1].dyn || file == "" ||
+		!strings.HasPrefix(file, "/") && w.cdSeen {
+		return false
+	}
+	vars, ok := w.env.Sourced(file)
+	if !ok {
+		return false
+	}
+	w.emitInv(inv, false)
+	names := make([]string, 0, len(vars))
+	for n := range vars {
+		if validName(n) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	path := inv.st.lookup("PATH")
+	for _, n := range names {
+		v := vars[n]
+		if strings.Contains(v, "$PATH") {
+			if !path.known || path.isArr {
+				inv.st.assign(n, value{exported: true})
+				continue
+			}
+			v = strings.ReplaceAll(v, "$PATH", path.str)
+		}
+		inv.st.assign(n, value{known: true, set: true, str: v, exported: true})
+	}
+	return true
 }

@@ -230,6 +230,17 @@ type Env struct {
 	// known statically: a script that assigns one exports the new value
 	// to the programs it starts. PATH always is.
 	Exported []string
+	// Sourced, when set, says what sourcing a file does, for the files
+	// the caller knows (a virtualenv's activate script, rustup's env
+	// file): the variables it sets and exports, a value's "$PATH"
+	// standing for PATH as it was before. file is the path as the script
+	// names it (relative paths are to Cwd: Sourced is not asked once the
+	// script may have changed directory). ok is false for a file it does
+	// not know, which is then not followed (the command carries a note
+	// and the variables after it are unknown). What else the file does
+	// is code the command runs; knowing what it sets is what lets the
+	// commands after it be judged with the PATH it gives them.
+	Sourced func(file string) (vars map[string]string, ok bool)
 }
 
 // ParseError is a script the shell would refuse; the decision is deny.

@@ -178,6 +178,9 @@ type walker struct {
 	expanded    int
 	maxExpanded int
 
+	// cdSeen: a cd, pushd or popd was walked, so relative paths may no
+	// longer be to Env.Cwd.
+	cdSeen   bool
 	ctx      []string
 	ctxBuf   [8]string // ctx's first array
 	wraps    []Wrapper
