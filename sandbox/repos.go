@@ -52,15 +52,14 @@ import (
 // again.
 const reposMargin = int64(time.Second)
 
-// Bounds of the check. A listing holds at most maxRepoDirs directories:
-// a larger workspace is walked whole at every run instead. A walk reads
-// at most maxRepoWalk directories and goes at most maxRepoDepth deep (a
-// path git reads is shorter than PATH_MAX, 4096 bytes: 2048 levels of
-// one-letter names), and keeps at most maxRepoEntries repositories;
-// beyond, the report says what was not looked at.
+// Bounds of the check, which every run pays for: a listing holds at most
+// maxRepoDirs directories (a statx each at every run), goes at most
+// maxRepoDepth deep (a path git reads is shorter than PATH_MAX, 4096
+// bytes: 2048 levels of one-letter names) and keeps at most
+// maxRepoEntries repositories. Beyond, the report says, at every run,
+// what was not looked at.
 const (
-	maxRepoDirs    = 500_000
-	maxRepoWalk    = 5_000_000
+	maxRepoDirs    = 200_000
 	maxRepoDepth   = 2048
 	maxRepoEntries = 100_000
 )
@@ -141,8 +140,7 @@ func WatchRepos(ws, file string) *RepoWatch {
 			w.l = l
 			return
 		}
-		w.l, _ = walkListing(w.ws, wi)
-		w.fresh = true
+		w.l, w.fresh = walkListing(w.ws, wi), true
 	}()
 	return w
 }
@@ -175,22 +173,12 @@ func (w *RepoWatch) Finish(o RepoOptions) RepoReport {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
-	var next *repoListing
-	var found *repoWalker
-	read := 0
-	if w.l.partial {
-		// Too large to list: walked whole again.
-		next, found = walkListing(w.ws, nodeInfo{dev: w.l.dev, ino: w.l.ino})
-		read = found.seen
-	} else {
-		next, read, found = w.l.update(w.ws)
+	next, read, found := w.l.update(w.ws)
+	rep := RepoReport{Dirs: len(next.dirs), Read: read, Unchecked: next.unchecked}
+	if found.unchecked != "" {
+		rep.Unchecked = found.unchecked
 	}
-	rep := RepoReport{Dirs: len(next.dirs), Read: read, Unchecked: found.unchecked}
-	switch {
-	case w.file == "":
-	case next.partial:
-		os.Remove(w.file)
-	case w.fresh || read > 0 || len(next.dirs) != len(w.l.dirs):
+	if w.file != "" && (w.fresh || read > 0 || len(next.dirs) != len(w.l.dirs)) {
 		_ = next.save(w.file)
 	}
 	c := &repoChecker{w: w, o: o, rep: &rep, checked: map[string]bool{}, protected: map[string]bool{}, known: map[string]bool{}}
@@ -248,34 +236,31 @@ type repoListing struct {
 	at       int64
 	dirs     []string
 	repos    []repoEntry
-	// partial is a listing that holds only maxRepoDirs directories: it
-	// is never kept, and the workspace is walked whole again.
-	partial bool
+	// unchecked says what the listing leaves out (a workspace beyond the
+	// bounds), "" when nothing.
+	unchecked string
 }
 
-// walkListing lists the workspace by walking all of it, and returns the
-// walker, which says what it could not look at.
-func walkListing(ws string, wi nodeInfo) (*repoListing, *repoWalker) {
+// walkListing lists the workspace by walking all of it.
+func walkListing(ws string, wi nodeInfo) *repoListing {
 	l := &repoListing{ws: ws, dev: wi.dev, ino: wi.ino, at: time.Now().UnixNano() - reposMargin}
 	wk := newRepoWalker(ws, maxRepoDirs)
 	defer wk.close()
 	wk.walk(".", 0)
-	l.dirs, l.repos, l.partial = wk.dirs, wk.repos, wk.partial
+	l.dirs, l.repos, l.unchecked = wk.dirs, wk.repos, wk.unchecked
 	slices.Sort(l.dirs)
-	return l, wk
+	return l
 }
 
 // repoWalker walks directories not listed yet. It opens each one by its
 // path relative to the workspace, never through a link, and holds no
 // directory open while it walks below it.
 type repoWalker struct {
-	wsfd    int
-	dirs    []string
-	repos   []repoEntry
-	links   []string // links among the entries read (by update only)
-	budget  int      // directories it may still list
-	seen    int      // directories read
-	partial bool     // read more than it could list
+	wsfd   int
+	dirs   []string
+	repos  []repoEntry
+	links  []string // links among the entries read (by update only)
+	budget int      // directories it may still list
 	// unchecked says what the walk did not look at.
 	unchecked string
 	buf       []byte
@@ -315,10 +300,10 @@ func (wk *repoWalker) walkAt(dirfd int, name, rel string, depth int) {
 	if wk.wsfd < 0 {
 		return
 	}
-	if depth > maxRepoDepth || wk.seen >= maxRepoWalk || len(wk.repos) >= maxRepoEntries {
+	if depth > maxRepoDepth || wk.budget <= 0 || len(wk.repos) >= maxRepoEntries {
 		if wk.unchecked == "" {
-			wk.unchecked = fmt.Sprintf("the workspace holds more than %d directories, nests them deeper than %d or holds more than %d git repositories: those below %s were not looked for",
-				maxRepoWalk, maxRepoDepth, maxRepoEntries, rel)
+			wk.unchecked = fmt.Sprintf("the workspace holds more than %d directories, nests them deeper than %d or holds more than %d git repositories: git repositories in %s and beyond are not looked for",
+				maxRepoDirs, maxRepoDepth, maxRepoEntries, rel)
 		}
 		return
 	}
@@ -336,13 +321,8 @@ func (wk *repoWalker) walkAt(dirfd int, name, rel string, depth int) {
 	if err != nil {
 		return
 	}
-	wk.seen++
-	if wk.budget > 0 {
-		wk.budget--
-		wk.dirs = append(wk.dirs, rel)
-	} else {
-		wk.partial = true
-	}
+	wk.budget--
+	wk.dirs = append(wk.dirs, rel)
 	wk.entries(fd, rel, ents, depth)
 }
 
@@ -497,7 +477,10 @@ func (l *repoListing) update(ws string) (*repoListing, int, *repoWalker) {
 		}
 		closeFD(fd)
 	}
-	next := &repoListing{ws: l.ws, dev: l.dev, ino: l.ino, at: at, partial: wk.partial}
+	next := &repoListing{ws: l.ws, dev: l.dev, ino: l.ino, at: at, unchecked: l.unchecked}
+	if wk.unchecked != "" {
+		next.unchecked = wk.unchecked
+	}
 	next.dirs = make([]string, 0, n+len(wk.dirs))
 	for i, d := range l.dirs {
 		if state[i] != gone {
@@ -533,9 +516,10 @@ func joinWS(ws, rel string) string {
 	return ws + "/" + rel
 }
 
-// The listing's file: a header of three lines (format, workspace quoted,
-// its device, inode and the moment), then one record per directory or
-// repository: a kind byte, the relative path, a NUL.
+// The listing's file: a header of four lines (format, workspace quoted,
+// its device, inode and the moment, what it leaves out quoted), then one
+// record per directory or repository: a kind byte, the relative path, a
+// NUL.
 const listingMagic = "mnemos repos 1"
 
 func loadListing(file, ws string, wi nodeInfo) (*repoListing, bool) {
@@ -569,6 +553,9 @@ func loadListing(file, ws string, wi nodeInfo) (*repoListing, bool) {
 		return nil, false
 	}
 	l.dev, l.ino, l.at = dev, ino, at
+	if l.unchecked, err = strconv.Unquote(line()); err != nil {
+		return nil, false
+	}
 	rest, _ := io.ReadAll(r)
 	for _, rec := range bytes.Split(rest, []byte{0}) {
 		if len(rec) == 0 {
@@ -596,7 +583,7 @@ func (l *repoListing) save(file string) error {
 		return err
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n%s\n%d %d %d\n", listingMagic, strconv.Quote(l.ws), l.dev, l.ino, l.at)
+	fmt.Fprintf(&b, "%s\n%s\n%d %d %d\n%s\n", listingMagic, strconv.Quote(l.ws), l.dev, l.ino, l.at, strconv.Quote(l.unchecked))
 	for _, d := range l.dirs {
 		b.WriteByte('d')
 		b.WriteString(d)
