@@ -40,8 +40,10 @@ const (
 // LESSSECURE_ALLOW, which lifts parts of it, removed), and every pager
 // variable (PAGER, GIT_PAGER, MANPAGER and any other *PAGER) set to cat,
 // so that git, man and the programs that page through $PAGER show their
-// output without a pager to type commands at. The decision takes a
-// command to run so when Place.TerminalEnv says it does.
+// output without a pager to type commands at; and GIT_MERGE_AUTOEDIT=no,
+// so that git merge and pull take their default message instead of
+// opening an editor on the terminal. The decision takes a command to run
+// so when Place.TerminalEnv says it does.
 func TerminalEnv(env []string) []string {
 	out := make([]string, 0, len(env)+6)
 	set := map[string]bool{}
@@ -61,6 +63,9 @@ func TerminalEnv(env []string) []string {
 			out = append(out, name+"=cat")
 		}
 	}
+	if !slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GIT_MERGE_AUTOEDIT=") }) {
+		out = append(out, "GIT_MERGE_AUTOEDIT=no")
+	}
 	return append(out, "LESSSECURE=1")
 }
 
@@ -73,7 +78,7 @@ func terminalPagerVars() []string {
 
 // terminalVars are the variables TerminalEnv decides.
 func terminalVar(name string) bool {
-	return name == "LESSSECURE" || name == "LESSSECURE_ALLOW" || strings.HasSuffix(name, "PAGER")
+	return name == "LESSSECURE" || name == "LESSSECURE_ALLOW" || name == "GIT_MERGE_AUTOEDIT" || strings.HasSuffix(name, "PAGER")
 }
 
 // TerminalEnvKept reports whether a script leaves alone what TerminalEnv
@@ -117,7 +122,9 @@ func (c *Classification) readsTerminal(cmd shellparse.Command, pl Place, name st
 		why = inputReads(cmd, name, spec, args)
 	default:
 		if spec.kind == kindGit {
-			why = gitPagerReads(cmd, pl, args)
+			if why = gitPagerReads(cmd, pl, args); why == "" {
+				why = gitEditorReads(cmd, pl, args)
+			}
 		}
 	}
 	if why == "" {
@@ -238,6 +245,78 @@ func gitPagerReads(cmd shellparse.Command, pl Place, args []shellparse.Word) str
 		what += " " + sub
 	}
 	return what + " shows its output through a pager (less), which runs a shell command typed after ! (git --no-pager does not; mnemos run gives it GIT_PAGER=cat)"
+}
+
+// gitEditorReads says why a git command may start an editor, or a prompt,
+// on its terminal: commit with no message, rebase -i, add -p, revert, tag
+// -a, difftool... The editor (GIT_EDITOR, core.editor, VISUAL, EDITOR, vi)
+// runs shell commands typed at it. Its input from elsewhere than a
+// terminal, or an editor named in GIT_EDITOR (a command of its own,
+// judged as such: GIT_EDITOR=true git rebase --continue), starts none.
+func gitEditorReads(cmd shellparse.Command, pl Place, args []shellparse.Word) string {
+	if !inputMayBeTerminal(cmd) {
+		return ""
+	}
+	for _, a := range cmd.Assigns {
+		if n, _, _ := SplitAssign(a); n == "GIT_EDITOR" {
+			return ""
+		}
+	}
+	sub, rest, _ := gitSub(args)
+	spec := toolSpec{gram: gitGrammar(sub)}
+	has := func(names ...string) bool { return hasSwitch(rest, spec, names...) }
+	first := ""
+	if len(rest) > 0 {
+		first = rest[0].Value
+	}
+	editor := false
+	switch sub {
+	case "commit":
+		fixup := false
+		for _, w := range optionValues(rest, spec, []string{"--fixup"}) {
+			fixup = fixup || !strings.HasPrefix(w.Value, "amend:") && !strings.HasPrefix(w.Value, "reword:")
+		}
+		editor = has("-p", "--patch", "--interactive", "-e", "--edit", "-c", "--reedit-message") ||
+			!fixup && !has("-m", "--message", "-F", "--file", "-C", "--reuse-message", "--no-edit", "--dry-run")
+	case "merge", "pull":
+		switch {
+		case sub == "pull" && has("-r", "--rebase"):
+		case has("-e", "--edit") || first == "--continue":
+			editor = true
+		case has("--no-edit", "-m", "--message", "-F", "--file", "--ff-only", "--squash", "--no-commit", "--abort", "--quit"):
+		default:
+			// A merge commit's message is edited when the command runs
+			// on a terminal, unless GIT_MERGE_AUTOEDIT=no, which mnemos
+			// run sets (TerminalEnv).
+			editor = !keepsTerminalEnv(cmd, pl, "GIT_MERGE_AUTOEDIT") && outputMayBeTerminal(cmd)
+		}
+	case "rebase":
+		editor = has("-i", "--interactive", "--edit-todo") || first == "--continue"
+	case "cherry-pick":
+		editor = has("-e", "--edit") || first == "--continue"
+	case "revert":
+		editor = !has("--no-edit", "--abort", "--quit", "--skip")
+	case "tag":
+		editor = has("-e", "--edit") || has("-a", "--annotate", "-s", "--sign", "-u", "--local-user") && !has("-m", "--message", "-F", "--file")
+	case "add":
+		editor = has("-p", "--patch", "-i", "--interactive", "-e", "--edit")
+	case "checkout", "reset", "restore", "stash":
+		editor = hasSwitch(rest, spec, "-p", "--patch")
+	case "clean":
+		editor = has("-i", "--interactive")
+	case "notes":
+		editor = (first == "add" || first == "append" || first == "edit") && !hasFlag(rest, "-m", "--message", "-F", "--file", "-C", "--reuse-message")
+	case "config":
+		editor = has("-e", "--edit")
+	case "branch":
+		editor = has("--edit-description")
+	case "difftool", "mergetool":
+		return "git " + sub + " starts a diff or merge tool (vimdiff) on its terminal, which runs shell commands typed at it"
+	}
+	if !editor {
+		return ""
+	}
+	return "git " + sub + " opens an editor (or a prompt) on its terminal (GIT_EDITOR, core.editor, EDITOR, vi), which runs shell commands typed at it (GIT_EDITOR=true, -m or --no-edit open none)"
 }
 
 // gitPages reports a git subcommand that shows its output through the
@@ -412,6 +491,11 @@ func keepsTerminalEnv(cmd shellparse.Command, pl Place, name string) bool {
 			return false
 		case n == name && name == "LESSSECURE":
 			if !known || v != "1" {
+				return false
+			}
+			own = true
+		case n == name && name == "GIT_MERGE_AUTOEDIT":
+			if !known || v != "no" {
 				return false
 			}
 			own = true
