@@ -29,7 +29,7 @@ rules:
 		fmt.Println(err)
 		return
 	}
-	for _, argv := range [][]string{{"git", "push", "--force"}, {"git", "status"}, {"git", "commit"}} {
+	for _, argv := range [][]string{{"git", "push", "--force"}, {"git", "status"}, {"git", "commit", "-m", "wip"}} {
 		script, _ := shellparse.ParseArgv(argv, shellparse.Env{Home: "/home/me", Cwd: "/home/me/proj"})
 		in := policy.Input{Command: script.Commands[0], Place: classify.Place{Dirs: []string{"/home/me/proj"}, Home: "/home/me"},
 			Workspace: "/home/me/proj", Level: p.Level, Channel: "cli", Sender: "me"}
@@ -39,7 +39,7 @@ rules:
 	// Output:
 	// [git push --force]: deny (rule "no force push" denies it)
 	// [git status]: allow (rule "git status" allows it)
-	// [git commit]: ask (level supervised needs approval for fs:write)
+	// [git commit -m wip]: ask (level supervised needs approval for fs:write)
 }
 
 // Lint reports every error with its position, or warnings for rules that
