@@ -446,34 +446,76 @@ func inputForm(name string, args []shellparse.Word) inputRead {
 	case "tmux", "screen":
 		return inputRead{always: true, what: name + " runs shells on terminals of its own, and types into them what it is given (send-keys, stuff)"}
 	}
+	// What to run, given on the command line, makes it run that and
+	// end; an option that makes it read the terminal even so, anywhere
+	// among its options, wins.
+	batch := false
 	for i := 0; i < len(args); i++ {
-		w := args[i]
-		v := w.Value
+		v := args[i].Value
 		opt, _, eq := strings.Cut(v, "=")
 		switch {
 		case v == "--":
-			return inputRead{batch: script && i+1 < len(args)}
+			return inputRead{batch: batch || script && i+1 < len(args)}
 		case slices.Contains(inter, v):
 			return inputRead{}
 		case slices.Contains(code, opt):
-			// -c CODE, --eval=CODE, --batch: what follows is the
-			// program's.
-			return inputRead{batch: true}
-		case len(v) > 2 && v[0] == '-' && v[1] != '-' && slices.Contains(code, v[:2]) && !slices.Contains(valued, v[:2]):
-			// -cCODE.
-			return inputRead{batch: true}
+			// -c CODE, --eval=CODE, --batch.
+			batch = true
+			if script {
+				// What follows its value is the program's, but for an
+				// option that reads the terminal after all.
+				if !eq {
+					i++
+				}
+				return inputRead{batch: !afterHasInter(args[min(i+1, len(args)):], inter)}
+			}
 		case slices.Contains(valued, opt):
 			if !eq {
 				i++
 			}
-		case v == "-" || strings.HasPrefix(v, "-"):
+		case len(v) > 2 && v[0] == '-' && v[1] != '-':
+			// A cluster of short options: -ic CODE, -cCODE, -Wignore.
+			for j := 1; j < len(v); j++ {
+				o := "-" + v[j:j+1]
+				if slices.Contains(inter, o) {
+					return inputRead{}
+				}
+				if slices.Contains(code, o) {
+					batch = true
+					if j == len(v)-1 && script {
+						i++
+					}
+					break
+				}
+				if slices.Contains(valued, o) {
+					if j == len(v)-1 {
+						i++
+					}
+					break
+				}
+			}
+		case strings.HasPrefix(v, "-"):
 			// - reads the program from the input; another option.
 		case script:
 			// A script, its name known or not.
 			return inputRead{batch: true}
 		}
 	}
-	return inputRead{}
+	return inputRead{batch: batch}
+}
+
+// afterHasInter reports an option among words that makes the program
+// read its terminal: node -e CODE -i.
+func afterHasInter(args []shellparse.Word, inter []string) bool {
+	for _, w := range args {
+		if w.Value == "--" || !strings.HasPrefix(w.Value, "-") {
+			return false
+		}
+		if slices.Contains(inter, w.Value) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepsTerminalEnv reports whether a command runs with what TerminalEnv
