@@ -233,14 +233,53 @@ func (d Decision) Unconfined() bool {
 	return slices.ContainsFunc(d.Reach, func(r Reach) bool { return r.Once })
 }
 
-// escalationReason is the reason of a decision that is an escalation.
-func escalationReason(dec *Decision) string {
-	var once []Reach
-	for _, r := range dec.Reach {
+// onceReach are the escalation's reaches.
+func onceReach(reach []Reach) []Reach {
+	var out []Reach
+	for _, r := range reach {
 		if r.Once {
-			once = append(once, r)
+			out = append(out, r)
 		}
 	}
+	return out
+}
+
+// alongside returns a command of an escalation's request that runs code
+// (or reaches the network) without naming what needs the escalation:
+// the approval would let it run unconfined too.
+func alongside(dec *Decision, reach []Reach) *CommandDecision {
+	once := onceReach(reach)
+	for i := range dec.Commands {
+		c := &dec.Commands[i]
+		if c.Policy == nil {
+			return c
+		}
+		risky := false
+		for _, a := range c.Policy.Accesses {
+			if a.Capability == classify.CodeExec || a.Capability == classify.NetworkHTTP || a.Dynamic {
+				risky = true
+			}
+		}
+		if risky && !namesReach(c, once) && !signalsReach(c, once) {
+			return c
+		}
+	}
+	return nil
+}
+
+// signalsReach reports a command that is the signal an escalation names.
+func signalsReach(c *CommandDecision, once []Reach) bool {
+	for _, r := range once {
+		if r.Signal && strings.HasPrefix(r.Path, c.Command.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// escalationReason is the reason of a decision that is an escalation.
+func escalationReason(dec *Decision) string {
+	once := onceReach(dec.Reach)
 	s := "runs OUTSIDE the sandbox if approved: it would " + describeReach(once) + ", which no sandbox can grant"
 	if slices.ContainsFunc(once, func(r Reach) bool { return r.Later }) {
 		s += " (what runs later, outside mnemos)"

@@ -164,6 +164,15 @@ func (g *Gate) askForReach(dec *Decision, reach []Reach) {
 	}
 	dec.Reach = reach
 	once := dec.Unconfined()
+	if once {
+		if c := alongside(dec, reach); c != nil {
+			// The approval of an escalation lets the whole request run
+			// unconfined: nothing else may ride along on it.
+			*dec = deny(*dec, "sandbox", "runs outside the sandbox only as a request of its own: "+c.Text+
+				" runs code besides what needs to reach "+describeReach(onceReach(reach))+"; run that part on its own, and the rest under the sandbox")
+			return
+		}
+	}
 	if dec.Outcome == policy.Allow && (once || !coveredByGrants(dec, reach)) {
 		dec.Outcome, dec.DecidedBy = policy.Ask, "sandbox"
 		dec.Reason = "needs " + describeReach(reach) + ", outside what the sandbox grants: approving lets this run reach it"

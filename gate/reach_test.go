@@ -52,6 +52,11 @@ func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 	if res, err := f.g.Run(context.Background(), f.req("ls", f.home), Stdio{Stdout: &listed, Stderr: io.Discard}, RunOptions{}); err != nil || !res.Ran || res.ExitCode == 0 || strings.Contains(listed.String(), "docs") {
 		t.Errorf("ls ~ under the sandbox: ran %v exit %d listed %q err %v; want it refused by the kernel", res.Ran, res.ExitCode, listed.String(), err)
 	}
+	// An escalation runs unconfined once approved: other code in the
+	// same request is refused with it.
+	if d := f.decideDry(t, "bash", "-c", "touch $HOME/.bashrc; python3 -c 'print(1)'"); d.Outcome != policy.Deny || !strings.Contains(d.Reason, "request of its own") {
+		t.Errorf("an escalation carrying other code: %s (%s), want deny", d.Outcome, d.Reason)
+	}
 	// What runs later: an escalation, asked once, run outside the sandbox.
 	rc := filepath.Join(f.home, ".bashrc")
 	d, err := f.g.Decide(context.Background(), f.req("touch", rc), Mode{})
