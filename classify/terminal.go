@@ -469,6 +469,11 @@ func inputForm(name string, args []shellparse.Word) inputRead {
 				}
 				return inputRead{batch: !afterHasInter(args[min(i+1, len(args)):], inter)}
 			}
+			if !eq && i+1 < len(args) && args[i+1].Value == "-" {
+				// -b -, -f -: what to run comes from the input.
+				batch = false
+				i++
+			}
 		case slices.Contains(valued, opt):
 			if !eq {
 				i++
@@ -525,17 +530,15 @@ func afterHasInter(args []shellparse.Word, inter []string) bool {
 // judged as such. Otherwise mnemos run gives it (Place.TerminalEnv), and
 // no env wrapper takes it away.
 func keepsTerminalEnv(cmd shellparse.Command, pl Place, name string) bool {
-	own := false
+	own, lessOff := false, false
 	for _, a := range cmd.Assigns {
 		n, v, known := SplitAssign(a)
 		switch {
-		case name == "LESSSECURE" && n == "LESSSECURE_ALLOW" && v != "":
-			return false
-		case n == name && name == "LESSSECURE":
-			if !known || v != "1" {
-				return false
-			}
-			own = true
+		case n == "LESSSECURE_ALLOW" && v != "":
+			lessOff = true
+		case n == "LESSSECURE":
+			lessOff = lessOff || !known || v != "1"
+			own = own || name == n
 		case n == name && name == "GIT_MERGE_AUTOEDIT":
 			if !known || v != "no" {
 				return false
@@ -545,10 +548,14 @@ func keepsTerminalEnv(cmd shellparse.Command, pl Place, name string) bool {
 			own = true
 		}
 	}
-	if own {
+	switch {
+	case lessOff && (own || name == "LESSSECURE"):
+		// less, or the pager named, runs with less's secure mode
+		// taken away (GIT_PAGER=less LESSSECURE= git log).
+		return false
+	case own:
 		return true
-	}
-	if !pl.TerminalEnv {
+	case !pl.TerminalEnv:
 		return false
 	}
 	for _, w := range cmd.Wrappers {

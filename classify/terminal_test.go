@@ -72,6 +72,9 @@ func TestSecurityTerminalPrograms(t *testing.T) {
 		{"git branch -D old", false, false},
 		{"git commit -m x", false, false},
 		{"env -u GIT_PAGER git log", true, true},
+		{"GIT_PAGER=less LESSSECURE= git log", true, true},
+		{"GIT_PAGER=less LESSSECURE_ALLOW=shell git log", true, true},
+		{"GIT_PAGER=less git log", false, true},
 		// git's editor and prompts.
 		{"git commit", true, true},
 		{"git commit -a", true, true},
@@ -181,6 +184,8 @@ func TestSecurityTerminalPrograms(t *testing.T) {
 		{"ftp example.com", true, true},
 		{"sftp host", true, true},
 		{"sftp -b cmds host", false, false},
+		{"sftp -b - host", true, true},
+		{"psql -f - app", true, true},
 		{"telnet host 25", true, true},
 		{"tmux", true, true},
 		{"tmux send-keys -t 0 'rm -rf .' Enter", true, true},
