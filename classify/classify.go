@@ -1953,6 +1953,11 @@ func checkoutPaths(rest []shellparse.Word) bool {
 		switch {
 		case opt == "--pathspec-from-file" || v == "--patch":
 			return true
+		case v == "--ours" || v == "--theirs":
+			// Only paths take a side of a conflict.
+			if len(operands("git", toolSpec{gram: g}, rest)) > 0 {
+				return true
+			}
 		case v == "--orphan" || strings.HasPrefix(v, "--orphan="):
 			branch = true
 		case len(v) > 1 && v[0] == '-' && v[1] != '-':

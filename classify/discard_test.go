@@ -28,6 +28,7 @@ func TestSecurityGitCheckoutOfPathsDiscards(t *testing.T) {
 		{"git checkout -qp", VerbDiscard, false},
 		{"git checkout --pathspec-from-file=list.txt", VerbDiscard, false},
 		{"git checkout --ours conflicted.c other.c", VerbDiscard, false},
+		{"git checkout --theirs file.c", VerbDiscard, false},
 		{"git checkout -f", VerbDiscard, false},
 		{"git checkout --force main", VerbDiscard, false},
 		{"git checkout $REF src", VerbDiscard, false},

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -30,6 +31,9 @@ type OptionVariant struct {
 	// Word is the run-time word as written, Option what it was replaced
 	// with, Reader the program that reads it ("git push").
 	Word, Option, Reader string
+	// Plain: Option is the word itself with … for what runs (+…), not
+	// an option.
+	Plain bool
 }
 
 // OptionVariants returns, for each word of cmd computed at run time that
@@ -56,11 +60,20 @@ func OptionVariants(cmd shellparse.Command, value shellparse.Word) []OptionVaria
 		start = 1
 	}
 	var at []int
+	var out []OptionVariant
 	for i := start; i < len(cmd.Argv) && len(at) < maxVariantWords; i++ {
 		w := cmd.Argv[i]
 		v := w.Value
 		switch {
 		case v == "--" && !w.Dynamic:
+			// Operands from here on: each is read once with its
+			// run-time parts as a plain word.
+			for _, j := range dynamicAfter(cmd.Argv, i+1) {
+				if !strings.ContainsAny(cmd.Argv[j].Value, "$`") {
+					continue
+				}
+				out = append(out, plainVariant(cmd, j))
+			}
 			i = len(cmd.Argv)
 		case !w.Dynamic && len(v) > 1 && v[0] == '-':
 			if !strings.Contains(v, "=") && takesNext(g, spec, v) {
@@ -68,10 +81,14 @@ func OptionVariants(cmd shellparse.Command, value shellparse.Word) []OptionVaria
 			}
 		case w.Dynamic && mayBeOption(v):
 			at = append(at, i)
+		case w.Dynamic && !strings.HasPrefix(v, "-") && strings.ContainsAny(v, "$`"):
+			// git push origin "+$B": a word whose start is written out
+			// is read with its run-time parts as a plain word (+…).
+			out = append(out, plainVariant(cmd, i))
 		}
 	}
 	if len(at) == 0 {
-		return nil
+		return out
 	}
 	opts := variantOptions(g, spec, value)
 	if spec.kind == kindGit && len(opts) == 0 {
@@ -86,7 +103,6 @@ func OptionVariants(cmd shellparse.Command, value shellparse.Word) []OptionVaria
 	if start > 1 {
 		reader = optionLabel(cmd, start)
 	}
-	var out []OptionVariant
 	for _, i := range at {
 		for _, o := range opts {
 			if len(out) == maxVariants {
@@ -103,6 +119,86 @@ func OptionVariants(cmd shellparse.Command, value shellparse.Word) []OptionVaria
 		}
 	}
 	return out
+}
+
+// dynamicAfter are the indexes of the words computed at run time from i
+// on, the first few.
+func dynamicAfter(argv []shellparse.Word, i int) []int {
+	var out []int
+	for ; i < len(argv) && len(out) < maxVariantWords; i++ {
+		if argv[i].Dynamic {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// plainVariant is cmd with the word at i read as the plain word it may
+// be: its quotes removed and each expansion an x (+"$B" is +x), the
+// Option showing it with … for what runs (+…).
+func plainVariant(cmd shellparse.Command, i int) OptionVariant {
+	w, shown := plainWord(cmd.Argv[i].Value)
+	argv := slices.Clone(cmd.Argv)
+	argv[i] = shellparse.Word{Value: w}
+	c := cmd
+	c.Argv = argv
+	return OptionVariant{Command: c, Word: cmd.Argv[i].Value, Option: shown, Reader: cmd.Name(), Plain: true}
+}
+
+// plainWord reads a word's source text as the shell may expand it with
+// each expansion ($NAME, ${…}, $(…), `…`) as one plain x: quotes are
+// removed. shown has … for each expansion.
+func plainWord(src string) (w, shown string) {
+	var b, s strings.Builder
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '"' || c == '\'':
+			continue
+		case c == '\\' && i+1 < len(src):
+			i++
+			b.WriteByte(src[i])
+			s.WriteByte(src[i])
+			continue
+		case c == '`':
+			if j := strings.IndexByte(src[i+1:], '`'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(src)
+			}
+		case c == '$' && i+1 < len(src) && (src[i+1] == '(' || src[i+1] == '{'):
+			open, shut := src[i+1], byte(')')
+			if open == '{' {
+				shut = '}'
+			}
+			depth, j := 0, i+1
+			for ; j < len(src); j++ {
+				if src[j] == open {
+					depth++
+				} else if src[j] == shut {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			i = j
+		case c == '$' && i+1 < len(src) && (isIdentByte(src[i+1]) || strings.IndexByte("@*#?!$-", src[i+1]) >= 0):
+			j := i + 1
+			if isIdentByte(src[j]) {
+				for j+1 < len(src) && isIdentByte(src[j+1]) {
+					j++
+				}
+			}
+			i = j
+		default:
+			b.WriteByte(c)
+			s.WriteByte(c)
+			continue
+		}
+		b.WriteByte('x')
+		s.WriteString("…")
+	}
+	return b.String(), s.String()
 }
 
 // takesNext reports whether an option word takes the next word as its

@@ -43,7 +43,12 @@ func TestOptionVariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := s.Commands[len(s.Commands)-1]
-		vs := OptionVariants(c, shellparse.Word{Value: "x"})
+		var vs []OptionVariant
+		for _, v := range OptionVariants(c, shellparse.Word{Value: "x"}) {
+			if !v.Plain {
+				vs = append(vs, v)
+			}
+		}
 		if tc.word == "" {
 			if len(vs) > 0 {
 				t.Errorf("%s: %d variants (%s as %s), want none", tc.src, len(vs), vs[0].Word, vs[0].Option)
@@ -65,6 +70,36 @@ func TestOptionVariants(t *testing.T) {
 			if !slices.Contains(opts, o) {
 				t.Errorf("%s: %s not tried (tried %v)", tc.src, o, opts)
 			}
+		}
+	}
+}
+
+// TestPlainReadings: a run-time word whose start is written out (+"$B",
+// :$B, refs/$B) is read once as the plain word it may be, its expansions
+// an x, for the rules to see (git push origin +x forces).
+func TestPlainReadings(t *testing.T) {
+	cases := []struct{ src, plain, shown string }{
+		{`git push origin "+$B"`, "+x", "+…"},
+		{`git push origin :$B`, ":x", ":…"},
+		{`git push origin -- "+${B:-main}"`, "+x", "+…"},
+		{"git push origin +`cat ref`", "+x", "+…"},
+		{`git push origin "$(cat src):main"`, "", ""},
+		{`git push origin HEAD:"refs/heads/$B"`, "HEAD:refs/heads/x", "HEAD:refs/heads/…"},
+		{`cat *.go`, "", ""},
+	}
+	for _, tc := range cases {
+		s, err := shellparse.ParseScript(tc.src, shellparse.Env{Home: "/home/u", Cwd: "/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, shown := "", ""
+		for _, v := range OptionVariants(s.Commands[len(s.Commands)-1], shellparse.Word{Value: "x"}) {
+			if v.Plain {
+				plain, shown = v.Command.Argv[len(v.Command.Argv)-1].Value, v.Option
+			}
+		}
+		if plain != tc.plain || shown != tc.shown {
+			t.Errorf("%s: plain %q shown %q, want %q %q", tc.src, plain, shown, tc.plain, tc.shown)
 		}
 	}
 }

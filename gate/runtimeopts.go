@@ -54,6 +54,9 @@ func (g *Gate) runTimeOptions(ctx context.Context, guard vaglio.DirChecker, in p
 			h := hit
 			cd.Outcome, cd.BlockedBy, cd.DecidedBy, cd.Guard = policy.Deny, "guard", "guard", &h
 			cd.Reason = "guard: " + v.Word + " is known only when it runs, and may be " + v.Option + ": " + hit.Reason
+			if v.Plain {
+				cd.Reason = "guard: " + v.Word + " is known only when it runs, and reads as " + v.Option + ": " + hit.Reason
+			}
 			return
 		}
 		res := judge(v.Command)
@@ -68,7 +71,7 @@ func (g *Gate) runTimeOptions(ctx context.Context, guard vaglio.DirChecker, in p
 		switch r := res.Outcome.Restrictiveness(); {
 		case r > worstRes.Outcome.Restrictiveness():
 			worst, worstRes = append(worst[:0], v), res
-		case r == worstRes.Outcome.Restrictiveness() && len(worst) > 0 && len(worst) < 4 && worst[0].Word == v.Word:
+		case r == worstRes.Outcome.Restrictiveness() && len(worst) > 0 && len(worst) < 4 && worst[0].Word == v.Word && !v.Plain && !worst[0].Plain:
 			worst = append(worst, v)
 		}
 	}
@@ -84,6 +87,9 @@ func (g *Gate) runTimeOptions(ctx context.Context, guard vaglio.DirChecker, in p
 		list = strings.Join(opts[:n-1], ", ") + " or " + opts[n-1]
 	}
 	may := worst[0].Word + " is known only when it runs, and may be " + list + " (" + worst[0].Reader + " reads options there)"
+	if worst[0].Plain {
+		may = worst[0].Word + " is known only when it runs, and reads as " + list
+	}
 	switch {
 	case cd.Outcome == policy.Allow:
 		// A reading that would be denied asks: the person sees the word

@@ -32,6 +32,9 @@ func TestSecurityOptionsKnownAtRunTime(t *testing.T) {
 		{"git branch $F old", policy.Ask, policy.Ask, "may be"},
 		{"git clean $F", policy.Ask, policy.Ask, "which rule \"git clean -f (deletes untracked files)\" denies it"},
 		{"git checkout $F main", policy.Deny, policy.Deny, ""},
+		{"git push origin \"+$B\"", policy.Ask, policy.Ask, "reads as +…"},
+		{"git push origin -- \":$B\"", policy.Ask, policy.Ask, "reads as :…"},
+		{"git push origin HEAD:\"refs/heads/$B\"", policy.Allow, policy.Allow, ""},
 		{"rm $(echo -rf) ~", policy.Deny, policy.Deny, ""},
 		// Look-alikes.
 		{"git commit -m \"$(cat msg)\"", policy.Allow, policy.Allow, ""},
