@@ -443,6 +443,14 @@ func inputForm(name string, args []shellparse.Word) inputRead {
 				return inputRead{always: true, what: name + " - takes the text from its input and runs shell commands typed at the terminal (:!)"}
 			}
 		}
+	case "deno", "bun":
+		// deno with nothing to run, and deno repl and bun repl, read
+		// the terminal; their other subcommands are given what to run.
+		ops := operands(name, toolSpec{}, args)
+		if len(ops) > 0 && ops[0].Value == "repl" || name == "deno" && len(ops) == 0 && !hasFlag(args, "-h", "--help", "-V", "--version") {
+			return inputRead{what: name + " repl runs what is typed at it, shell commands included (Deno.Command, Bun.spawn)"}
+		}
+		return inputRead{batch: true}
 	case "tmux", "screen":
 		return inputRead{always: true, what: name + " runs shells on terminals of its own, and types into them what it is given (send-keys, stuff)"}
 	}
