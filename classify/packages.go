@@ -1499,7 +1499,9 @@ func mavenFetch(name string, args []shellparse.Word, pk *Packages, read bool) (f
 		return f, wrapper
 	}
 	goals := operandsOf(args, mavenTakes...)
-	fetches, unknown := wrapper, false
+	// fetches: the build itself downloads (the wrapper's download is
+	// wrapper's).
+	fetches, unknown := false, false
 	if len(goals) > 0 {
 		if hasOpt(args, "-U", "--update-snapshots") {
 			fetches = true
@@ -1573,10 +1575,10 @@ func mavenFetch(name string, args []shellparse.Word, pk *Packages, read bool) (f
 			fetches = true
 		}
 	}
-	if !fetches {
+	if !fetches && !wrapper {
 		return f, false
 	}
-	if len(goals) > 0 || len(f.hosts) == 0 {
+	if fetches || len(f.hosts) == 0 {
 		if len(pk.Maven) == 0 || !pk.MavenMirrorsAll {
 			f.web("repo.maven.apache.org")
 			for _, u := range pk.MavenRepos {

@@ -119,7 +119,9 @@ type Cache struct {
 // on ~/.cache (GOCACHE is ~/.cache/go-build), ~/go/pkg (GOMODCACHE is
 // ~/go/pkg/mod), ~/.cargo/registry, ~/.cargo/git, ~/.npm/_cacache,
 // ~/.npm/_logs, ~/.gradle/caches and ~/.m2/repository; read and execute
-// on ~/.rustup.
+// on ~/.rustup and on the distributions the Maven and Gradle wrappers
+// downloaded (~/.m2/wrapper/dists, ~/.gradle/wrapper/dists), which
+// ./mvnw and ./gradlew run.
 //
 // What a command writes there is data that tools read, not programs or
 // configuration that run later outside the sandbox: never ~/go/bin or
@@ -136,7 +138,7 @@ func DefaultCaches(home string) []Cache {
 		".npm/_cacache", ".npm/_logs", ".gradle/caches", ".m2/repository") {
 		out = append(out, Cache{Path: p, Write: true})
 	}
-	for _, p := range underHome(home, ".rustup") {
+	for _, p := range underHome(home, ".rustup", ".m2/wrapper/dists", ".gradle/wrapper/dists") {
 		out = append(out, Cache{Path: p})
 	}
 	return out

@@ -450,7 +450,8 @@ func TestDefaultCachesSecurity(t *testing.T) {
 	// runnable, not writable.
 	dir := t.TempDir()
 	h := filepath.Join(dir, "home")
-	for _, rel := range []string{"go/bin", "go/pkg/mod", ".cargo/bin", ".cargo/registry", ".rustup/toolchains", ".npm/_cacache", ".npm/_npx", "src/p"} {
+	for _, rel := range []string{"go/bin", "go/pkg/mod", ".cargo/bin", ".cargo/registry", ".rustup/toolchains", ".npm/_cacache", ".npm/_npx", "src/p",
+		".m2/wrapper/dists/apache-maven-3.9.6-bin", ".gradle/wrapper/dists/gradle-8.5-bin"} {
 		if err := os.MkdirAll(filepath.Join(h, rel), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -459,7 +460,7 @@ func TestDefaultCachesSecurity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{"go/bin", ".cargo/bin", ".rustup/toolchains", ".npm/_npx"} {
+	for _, rel := range []string{"go/bin", ".cargo/bin", ".rustup/toolchains", ".npm/_npx", ".m2/wrapper/dists", ".gradle/wrapper/dists"} {
 		p := filepath.Join(h, rel)
 		for _, w := range s.ReadWrite {
 			if within(p, w) {
@@ -467,7 +468,7 @@ func TestDefaultCachesSecurity(t *testing.T) {
 			}
 		}
 	}
-	for _, rel := range []string{"go/bin", ".cargo/bin", ".rustup"} {
+	for _, rel := range []string{"go/bin", ".cargo/bin", ".rustup", ".m2/wrapper/dists", ".gradle/wrapper/dists"} {
 		if p := filepath.Join(h, rel); !slices.Contains(s.ReadExec, p) {
 			t.Errorf("the default spec does not let commands run programs from %s: %v", p, s.ReadExec)
 		}
