@@ -83,7 +83,7 @@ func DefaultCaches() []SandboxCache {
 	return []SandboxCache{
 		{"~/.cache", true}, {"~/go/pkg", true}, {"~/.cargo/registry", true}, {"~/.cargo/git", true},
 		{"~/.npm/_cacache", true}, {"~/.npm/_logs", true}, {"~/.gradle/caches", true}, {"~/.m2/repository", true},
-		{"~/.rustup", false},
+		{"~/.rustup", false}, {"~/.m2/wrapper/dists", false}, {"~/.gradle/wrapper/dists", false},
 	}
 }
 
