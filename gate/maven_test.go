@@ -270,3 +270,28 @@ func TestGradleFacts(t *testing.T) {
 		})
 	}
 }
+
+// FuzzBuildFacts: whatever a POM, a Gradle script or a version catalog
+// holds, reading them ends, without panicking, within the bounds on the
+// POMs and scripts read.
+func FuzzBuildFacts(f *testing.F) {
+	f.Add(testPOM, testGradleKts, testCatalog)
+	f.Add(testPOM, "dependencies {\n implementation(\"g:n:1\")\n}\n", "")
+	f.Add("<project><parent><relativePath>../../../</relativePath></parent><modules><module>.</module></modules></project>",
+		"plugins { id(\"a.b\") version \"$v\" }\ndependencies {\n implementation(\"g:n:${x}\")\n}", "[libraries]\nx = { module = \"g:n\", version.ref = \"missing\" }\n")
+	f.Add("<project><properties><a>${b}</a><b>${a}</b></properties><dependencies><dependency><groupId>${a}</groupId><artifactId>x</artifactId></dependency></dependencies></project>",
+		"dependencies { api(libs.a.b) }", "[plugins]\nk = \"org.k:1\"\n")
+	f.Fuzz(func(t *testing.T, pom, script, catalog string) {
+		root := t.TempDir()
+		home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+		writeFiles(t, ws, map[string]string{"pom.xml": pom, "build.gradle.kts": script, "gradle/libs.versions.toml": catalog,
+			"settings.gradle.kts": "include(\":sub\")\n", "sub/pom.xml": pom})
+		writeFiles(t, home, map[string]string{".m2/repository/README": "", ".gradle/caches/modules-2/files-2.1/README": ""})
+		pk := packageFacts(classify.EcoMaven|classify.EcoGradle, []string{ws}, ws, home, nil).pk
+		// The Gradle cache is empty: a script that declares a module
+		// (a coordinate string in a dependency block) lacks it.
+		if strings.Contains(script, "dependencies {\n implementation(\"g:n:1\")") && !pk.GradleDepsMissing {
+			t.Errorf("a script declaring g:n:1, with an empty module cache, taken as cached: %q", script)
+		}
+	})
+}
