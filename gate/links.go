@@ -394,10 +394,13 @@ func withLinksResolved(cmd shellparse.Command, links []link, dirs []string, home
 	return out
 }
 
-// followsLinks reports a command that reads directory trees following
+// followsLinks reports a command that may read directory trees following
 // the links it meets inside them: grep -R, rg -L, ag -f, cp -rL, tar -h,
 // rsync -L (and --copy-unsafe-links, -k), zip -r without -y (zip follows
-// links unless told to store them).
+// links unless told to store them), and any program not known to leave
+// them alone (diff -r, git diff --no-index, an interpreter given a
+// directory): outside the sandbox, what is not known harmless counts as
+// following. Listers of names (ls, find, du, tree, stat) read no file.
 func followsLinks(cmd shellparse.Command) bool {
 	if len(cmd.Argv) == 0 {
 		return false // $(<FILE): a redirection, no program
@@ -452,8 +455,11 @@ func followsLinks(cmd shellparse.Command) bool {
 		return short('L') || short('k') || long("--copy-links", "--copy-unsafe-links", "--copy-dirlinks")
 	case "zip":
 		return (short('r') || short('R') || long("--recurse-paths")) && !(short('y') || long("--symlinks"))
+	case "ls", "dir", "vdir", "tree", "du", "stat", "find", "fd", "fdfind", "exa", "eza", "lsd", "realpath", "readlink",
+		"test", "[", "[[", "cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "mkdir", "touch", "rm", "rmdir", "chmod", "chown":
+		return false
 	}
-	return false
+	return true
 }
 
 // followedLinks walks the directories a command that follows links reads

@@ -90,7 +90,7 @@ func (g *Gate) decideOutside(req Request, dec *Decision, outside []sandbox.Need)
 		}
 	}
 	for _, f := range refused {
-		if f.Kind == sandbox.Protected {
+		if f.Kind == sandbox.Protected && (f.Need.Write || !onlyListsNames(dec, f.Need.Path)) {
 			*dec = deny(*dec, "sandbox", f.Line+"; this command would run outside the sandbox, where nothing else keeps it out")
 			return
 		}
@@ -248,6 +248,10 @@ func onceReach(reach []Reach) []Reach {
 // (or reaches the network) without naming what needs the escalation:
 // the approval would let it run unconfined too.
 func alongside(dec *Decision, reach []Reach) *CommandDecision {
+	if len(dec.Commands) == 1 {
+		// The command is the escalation itself.
+		return nil
+	}
 	once := onceReach(reach)
 	for i := range dec.Commands {
 		c := &dec.Commands[i]

@@ -80,6 +80,17 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 		return false
 	})
 	if req.Unsandboxed {
+		// What its copies and patches produce, which nothing hides.
+		produced, unbounded := producedNeeds(req, dec)
+		for _, n := range produced {
+			if !inSandbox(n, trees) || classify.RunsLater(filepath.Clean(n.Path), home, pathDirs) || workspaceLater(ws, n.Path) {
+				outside = append(outside, n)
+			}
+		}
+		if unbounded != "" && dec.Outcome == policy.Allow {
+			dec.Outcome, dec.DecidedBy = policy.Ask, "sandbox"
+			dec.Reason = unbounded + ", and runs outside the sandbox"
+		}
 		g.decideOutside(req, dec, outside)
 		return
 	}
@@ -439,7 +450,14 @@ func decisionNeeds(req Request, dec *Decision, keep func(sandbox.Need) bool) []s
 			}
 			if a.Glob && req.Unsandboxed && filepath.IsAbs(a.Target) {
 				// Outside the sandbox nothing hides what a pattern
-				// matches: it needs the directory its matches lie below.
+				// matches: it needs the directory its matches lie below,
+				// and each match as it is now (a link among them counts
+				// where it leads).
+				if a.Capability == classify.FSRead || a.Capability == classify.FSWrite {
+					for _, m := range globMatches(a.Target, maxGlobMatches) {
+						add(sandbox.Need{Path: m, Write: a.Capability == classify.FSWrite})
+					}
+				}
 				a.Target, a.Glob = globBase(a.Target), false
 			}
 			if a.Dynamic || a.Glob || !filepath.IsAbs(a.Target) {
@@ -526,6 +544,40 @@ func runsCode(res *policy.Result) bool {
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// maxGlobMatches bounds the matches of one pattern judged outside the
+// sandbox; the directory they lie below is judged whatever their number.
+const maxGlobMatches = 4096
+
+// globMatches are up to most paths the absolute pattern p matches now.
+func globMatches(p string, most int) []string {
+	m, err := filepath.Glob(p)
+	if err != nil {
+		return nil
+	}
+	// As the shell expands it: a wildcard matches no leading dot.
+	pat := strings.Split(p, "/")
+	k := 0
+	for _, x := range m {
+		hidden := false
+		for i, e := range strings.Split(x, "/") {
+			if i < len(pat) && strings.HasPrefix(e, ".") && !strings.HasPrefix(pat[i], ".") {
+				hidden = true
+				break
+			}
+		}
+		if !hidden {
+			m[k] = x
+			k++
+		}
+	}
+	m = m[:k]
+
+	if len(m) > most {
+		m = m[:most]
+	}
+	return m
 }
 
 // globBase is the directory every match of the absolute pattern p lies
