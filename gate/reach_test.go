@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"io"
 	"net"
@@ -81,6 +82,9 @@ func TestSecurityNothingAskedThatCannotRun(t *testing.T) {
 	if _, err := os.Stat(rc); err != nil {
 		t.Errorf("the approved escalation did not run outside the sandbox: %v", err)
 	}
+	if ev := lastEvent(f.audit, "run.started"); !strings.Contains(ev, "unconfined=true") {
+		t.Errorf("run.started does not say the escalation ran unconfined: %s", ev)
+	}
 	if d := f.decideDry(t, "touch", rc); d.Outcome != policy.Ask || !d.Unconfined() {
 		t.Errorf("touch ~/.bashrc after its one approval: %s (%s), want it to ask again", d.Outcome, d.Reason)
 	}
@@ -159,4 +163,16 @@ func TestSecurityEnginesAndSignalsDecidedWithTheSandbox(t *testing.T) {
 	if d := f.decideDry(t, "bash", "-c", "sleep 9 & kill $!"); d.Outcome == policy.Deny {
 		t.Errorf("kill $!: %s (%s), want it left as decided", d.Outcome, d.Reason)
 	}
+}
+
+// lastEvent renders the last event of kind that m recorded, or "".
+func lastEvent(m *memAudit, kind string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := len(m.kinds) - 1; i >= 0; i-- {
+		if m.kinds[i] == kind {
+			return fmt.Sprint(m.events[i])
+		}
+	}
+	return ""
 }

@@ -224,7 +224,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		slog.Any("argv", req.Argv), slog.String("cwd", req.Cwd),
 		slog.String("channel", req.Channel), slog.String("sender", req.Sender),
 		slog.String("ticket", dec.Ticket),
-		slog.Group("sandbox", sb.startedAttrs(status)...),
+		slog.Group("sandbox", startedSandbox(sb, status, dec)...),
 	); err != nil {
 		return failed, err
 	}
@@ -494,6 +494,15 @@ type runSandbox struct {
 // startedAttrs describe the sandbox in run.started: what the kernel
 // offers, what the spec grants, and what the policy added (its paths, TCP
 // ports and bind ports, listed only when it set them).
+// startedSandbox is run.started's account of the sandbox: none, for an
+// escalation a person approved to run outside it.
+func startedSandbox(sb runSandbox, st sandbox.Status, dec Decision) []any {
+	if escalationAllowed(dec) {
+		return []any{slog.Bool("unconfined", true), slog.String("approval", dec.Ticket), slog.String("outside", outsideSummary(dec.Reach))}
+	}
+	return sb.startedAttrs(st)
+}
+
 func (sb runSandbox) startedAttrs(st sandbox.Status) []any {
 	s := sb.spec
 	attrs := []any{slog.Int("landlock_abi", st.ABI), slog.Bool("enforceable", st.Enforceable()),
