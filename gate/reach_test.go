@@ -2,8 +2,8 @@ package gate
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
