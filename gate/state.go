@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -210,21 +211,35 @@ var ErrLogHostChanged = errors.New("one audit log ships as one host")
 // one command).
 func bindLogHost(file, host string) error {
 	b, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			_, werr := f.WriteString(host + "\n")
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			return werr
-		}
-		if !errors.Is(err, os.ErrExist) {
+	switch {
+	case errors.Is(err, os.ErrNotExist), err == nil && strings.TrimSpace(string(b)) == "":
+		empty := err == nil
+		// Absent, or left empty by a process killed before it wrote
+		// (older versions created it first): written whole, then put
+		// in place in one step, so that no process sees it empty.
+		tmp, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*")
+		if err != nil {
 			return err
 		}
-		b, err = os.ReadFile(file)
-	}
-	if err != nil {
+		defer os.Remove(tmp.Name())
+		_, werr := tmp.WriteString(host + "\n")
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return werr
+		}
+		if empty {
+			if err := os.Rename(tmp.Name(), file); err != nil {
+				return err
+			}
+		} else if err := os.Link(tmp.Name(), file); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		if b, err = os.ReadFile(file); err != nil {
+			return err
+		}
+	case err != nil:
 		return err
 	}
 	if bound := strings.TrimSpace(string(b)); bound != host {

@@ -119,4 +119,19 @@ func TestBindLogHost(t *testing.T) {
 	if err := bindLogHost(file, "ci"); !errors.Is(err, ErrLogHostChanged) {
 		t.Errorf("another host: %v", err)
 	}
+	// A file left empty by a process killed between creating and
+	// writing it binds no host: the next one claims it.
+	empty := filepath.Join(t.TempDir(), "audit.jsonl.host")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := bindLogHost(empty, "host-0"); err != nil {
+		t.Errorf("an empty binding: %v", err)
+	}
+	if b, _ := os.ReadFile(empty); string(b) != "host-0\n" {
+		t.Errorf("the empty binding now reads %q", b)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(empty)); len(ents) != 1 {
+		t.Errorf("left %d files beside it", len(ents))
+	}
 }
