@@ -455,6 +455,11 @@ func followsLinks(cmd shellparse.Command) bool {
 		return short('L') || short('k') || long("--copy-links", "--copy-unsafe-links", "--copy-dirlinks")
 	case "zip":
 		return (short('r') || short('R') || long("--recurse-paths")) && !(short('y') || long("--symlinks"))
+	case "git":
+		// git reads its work tree's links as links (their target is
+		// the content it stores); only diff --no-index reads what
+		// two plain paths hold.
+		return slices.ContainsFunc(cmd.Argv, func(w shellparse.Word) bool { return w.Value == "--no-index" })
 	case "ls", "dir", "vdir", "tree", "du", "stat", "find", "fd", "fdfind", "exa", "eza", "lsd", "realpath", "readlink",
 		"test", "[", "[[", "cd", "pushd", "popd", "echo", "printf", "true", "false", ":", "mkdir", "touch", "rm", "rmdir", "chmod", "chown":
 		return false
@@ -479,7 +484,9 @@ func (g *Gate) followedLinks(req Request, cd *CommandDecision, dirs []string, lr
 		}
 	}
 	for _, a := range cd.Policy.Accesses {
-		if a.Capability == classify.FSRead && !a.Dynamic && !a.Glob {
+		// git's own read of its repository follows no link (followsLinks):
+		// only what it is given to compare counts.
+		if a.Capability == classify.FSRead && !a.Dynamic && !a.Glob && cd.Command.Name() != "git" {
 			addRoot(a.Target)
 		}
 	}
