@@ -110,7 +110,7 @@ func toolKindOf(name string) toolKind { return specOf(name).kind }
 // out in full (see expandOptions).
 func classifyArgv(cmd shellparse.Command, pl Place) (c Classification) {
 	if cmd.RunTimeArgs != "" {
-		defer c.runTimeArgs(cmd.RunTimeArgs)
+		defer c.runTimeArgs(cmd)
 	}
 	c = Classification{Verb: "run", Reversibility: "partial", Floor: Allow, Accesses: make([]Access, 0, 4)}
 	name := cmd.Name()
@@ -505,13 +505,19 @@ func classifyArgv(cmd shellparse.Command, pl Place) (c Classification) {
 
 // raise lifts the floor to o, with the reason, when o is stricter.
 // runTimeArgs judges a command some of whose words xargs or find supply
-// when it runs (shellparse's Command.RunTimeArgs, why): a program that
-// only reads, parses or tells the time reads paths known at run time,
-// which its accesses already say (a read of a dynamic path: under the
-// sandbox it reaches only what the sandbox grants; outside it, the gate
-// asks); one that runs code, writes where the command line does not say,
-// or reaches further, does so with arguments no one has seen, and asks.
-func (c *Classification) runTimeArgs(why string) {
+// when it runs (shellparse's Command.RunTimeArgs): a program that only
+// reads, parses or tells the time reads paths known at run time, which
+// its accesses already say (a read of a dynamic path: under the sandbox
+// it reaches only what the sandbox grants; outside it, the gate asks);
+// one that runs code, writes where the command line does not say, or
+// reaches further, does so with arguments no one has seen, and asks.
+// The sandbox hides the home directory's secrets, not the workspace's
+// own (.env, a key file): a program that shows the content of what it
+// reads is given names the script shows (Command.RunTimeNames, which
+// the guard judges as the files they select), or asks. One that shows
+// only names and metadata (ls, stat) reads no content.
+func (c *Classification) runTimeArgs(cmd shellparse.Command) {
+	why := cmd.RunTimeArgs
 	for _, a := range c.Accesses {
 		switch a.Capability {
 		case FSRead, ParseLocal, TimeRead:
@@ -524,6 +530,19 @@ func (c *Classification) runTimeArgs(why string) {
 		c.raise(Ask, why)
 		return
 	}
+	if cmd.RunTimeNames == nil && !namesOnly(cmd.Name()) {
+		c.raise(Ask, why+"; the names are not known, and may be the workspace's secret files (.env, keys), which the sandbox does not hide")
+	}
+}
+
+// namesOnly reports programs that, given paths, show their names or
+// metadata and not what they hold.
+func namesOnly(name string) bool {
+	switch name {
+	case "ls", "stat", "du", "echo", "printf", "basename", "dirname", "realpath", "readlink", "true", "test", "[":
+		return true
+	}
+	return false
 }
 
 func (c *Classification) raise(o Outcome, why string) {

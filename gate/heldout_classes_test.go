@@ -67,6 +67,15 @@ var heldoutAsks = []string{
 	`find . -name '*.py' -exec python3 {} \;`,
 	`find . -type f -exec chmod +x {} +`,
 	`git ls-files | xargs -I{} cp {} /srv/elsewhere/`,
+	// ... or a program that shows what it reads, given names that may be
+	// the workspace's secrets, which the sandbox does not hide.
+	`find . -type f | xargs cat`,
+	`ls -a | xargs cat`,
+	`find . -name '.env*' | xargs cat`,
+	`find . -name '*.go' -o -type f | xargs grep -h KEY`,
+	`find . -type f -exec cat {} +`,
+	`echo ~/.ssh/id_rsa | xargs cat`,
+	`printf '.env\n' | xargs cat`,
 	// Maven builds that download: on purpose, a plugin the local
 	// repository lacks, another POM or local repository than the one
 	// read.

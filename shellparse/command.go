@@ -87,6 +87,12 @@ type Command struct {
 	// reads paths known at run time, and one that writes or runs code
 	// does so with arguments no one has seen.
 	RunTimeArgs string `json:"run_time_args,omitempty"`
+	// RunTimeNames, when RunTimeArgs is set, are name patterns every word
+	// supplied at run time matches, when the script shows them: find's
+	// -name and -iname tests of the branch that runs the command (or
+	// prints what xargs reads), or the words echo or printf pipe into
+	// xargs. nil when the supplied words may be any name.
+	RunTimeNames []string `json:"run_time_names,omitempty"`
 	// AfterCd, when positive, says the command runs only once the cd or
 	// pushd at Script.Commands[AfterCd-1] has succeeded: they are joined
 	// by && ("cd build && rm -rf ."), so the command starts in that cd's

@@ -438,3 +438,53 @@ func TestSecurityNoForbiddenImports(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTimeNames: the names xargs and find supply, where the script
+// shows them: find's name tests of the branch that runs or prints, the
+// words echo writes into xargs; none (nil) where they may be any name.
+func TestRunTimeNames(t *testing.T) {
+	tests := []struct {
+		src     string
+		program string
+		names   []string
+	}{
+		{`find . -name '*.go' | xargs wc -l`, "wc", []string{"*.go"}},
+		{`find src -type f -name "*.ts" -o -name "*.js" | xargs wc -l`, "wc", []string{"*.ts", "*.js"}},
+		{`find . -path ./.specstory -prune -o -name "*.go" -print | xargs grep -ln x`, "grep", []string{"*.go"}},
+		{`find . -iname 'README*' -print0 | xargs -0 cat`, "cat", []string{"README*"}},
+		{`echo a.txt b.txt | xargs cat`, "cat", []string{"a.txt", "b.txt"}},
+		{`find . -name '*.go' -exec grep -l TODO {} +`, "grep", []string{"*.go"}},
+		{`find . -name x -o -name '*.md' -exec cat {} \;`, "cat", []string{"*.md"}},
+		{`find . -type f | xargs cat`, "cat", nil},
+		{`find . -name '*.go' -o -type f | xargs cat`, "cat", nil},
+		{`find . ! -name '*.go' | xargs cat`, "cat", nil},
+		{`find . -name '*.go' ! -path '*/vendor/*' -not -name '*_test.go' | xargs cat`, "cat", []string{"*.go"}},
+		{`find . \( -name '*.go' -o -name '*.md' \) | xargs cat`, "cat", nil},
+		{`find . -name "$P" | xargs cat`, "cat", nil},
+		{`git ls-files | xargs cat`, "cat", nil},
+		{`xargs cat < list`, "cat", nil},
+		{`xargs -a list cat`, "cat", nil},
+		{`echo "$X" | xargs cat`, "cat", nil},
+		{`find . -type f -exec cat {} +`, "cat", nil},
+		{`find . -name '*.md' -o -type f -exec cat {} +`, "cat", nil},
+	}
+	for _, tc := range tests {
+		s := parseEither(t, tc.src, nil)
+		var got *Command
+		for i := range s.Commands {
+			if s.Commands[i].Name() == tc.program {
+				got = &s.Commands[i]
+			}
+		}
+		if got == nil {
+			t.Errorf("%q: no %s command", tc.src, tc.program)
+			continue
+		}
+		if got.RunTimeArgs == "" {
+			t.Errorf("%q: %s has no RunTimeArgs", tc.src, tc.program)
+		}
+		if !slices.Equal(got.RunTimeNames, tc.names) {
+			t.Errorf("%q: RunTimeNames = %q, want %q", tc.src, got.RunTimeNames, tc.names)
+		}
+	}
+}

@@ -21,9 +21,11 @@ type invocation struct {
 	stdin   *stdinBody
 	wraps   []Wrapper
 	notes   []string
-	// runTimeArgs is Command.RunTimeArgs.
-	runTimeArgs string
-	shell       bool // builtins and functions of the shell apply
+	// runTimeArgs and runTimeNames are Command.RunTimeArgs and
+	// Command.RunTimeNames.
+	runTimeArgs  string
+	runTimeNames []string
+	shell        bool // builtins and functions of the shell apply
 	// allexport: the shell runs its script with -a (sh -ac '…').
 	allexport bool
 	noFunc    bool // after `command` or `builtin`: functions are skipped
@@ -325,15 +327,16 @@ func (w *walker) run(inv *invocation) {
 // emitInv emits the invocation as it stands.
 func (w *walker) emitInv(inv *invocation, dynamic bool, notes ...string) {
 	c := Command{
-		Argv:        w.wordsOf(inv.args),
-		Assigns:     withExported(inv.assigns, inv.callSt),
-		Redirects:   inv.redirs,
-		Wrappers:    slices.Clone(inv.wraps),
-		Dynamic:     dynamic,
-		EnvRefs:     inv.refs,
-		RunTimeArgs: inv.runTimeArgs,
-		Stdin:       inv.stdin.source(),
-		StdoutPiped: inv.pipeOut,
+		Argv:         w.wordsOf(inv.args),
+		Assigns:      withExported(inv.assigns, inv.callSt),
+		Redirects:    inv.redirs,
+		Wrappers:     slices.Clone(inv.wraps),
+		Dynamic:      dynamic,
+		EnvRefs:      inv.refs,
+		RunTimeArgs:  inv.runTimeArgs,
+		RunTimeNames: inv.runTimeNames,
+		Stdin:        inv.stdin.source(),
+		StdoutPiped:  inv.pipeOut,
 	}
 	if dotGlobs(inv) {
 		notes = append(slices.Clip(notes), "GLOBIGNORE or a shell option set here may let a glob match dot files (.env, .ssh)")

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // optSpec describes the options of a wrapper, getopt style. Letters not
@@ -979,11 +981,130 @@ func (w *walker) peelXargs(inv *invocation) bool {
 		}
 		inv.args = args
 		inv.runTimeArgs = "xargs replaces " + repl + " with input read from stdin"
+		inv.runTimeNames = w.xargsNames(inv, opts)
 		return true
 	}
 	inv.args = append(slices.Clip(inv.args), field{val: stdinArg, dyn: true, tmpl: w.marker(stdinArg)})
 	inv.runTimeArgs = "xargs appends arguments read from stdin"
+	inv.runTimeNames = w.xargsNames(inv, opts)
 	return true
+}
+
+// xargsNames are the names xargs reads when the script shows them
+// (Command.RunTimeNames): the words echo or printf write into its pipe,
+// or the name tests of the find it reads the output of. nil when xargs
+// reads a file (-a) or anything else.
+func (w *walker) xargsNames(inv *invocation, opts []opt) []string {
+	if hasOpt(opts, "-a", "--arg-file") {
+		return nil
+	}
+	in := inv.stdin
+	if in == nil || in.lazy == nil || in.inherited {
+		return nil
+	}
+	prev := in.lazyPrev
+	if out := in.get(); out != nil {
+		if out.body.dyn {
+			return nil
+		}
+		names := strings.FieldsFunc(out.body.val, func(r rune) bool { return r == 0 || r == ' ' || r == '\t' || r == '\n' })
+		if len(names) == 0 {
+			return nil
+		}
+		return names
+	}
+	if prev == nil || !plainStmtBut(prev) {
+		return nil
+	}
+	c, ok := prev.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return nil
+	}
+	scratch := in.lazySt.clone()
+	w.dry++
+	args := w.fields(scratch, c.Args)
+	w.dry--
+	if len(args) == 0 || args[0].dyn || path0(args[0].val) != "find" {
+		return nil
+	}
+	return findNames(args[1:], true)
+}
+
+// findNames are the name patterns (-name, -iname) every path a find
+// expression selects matches: of the branches of its top-level -o that
+// print (all of them, unless some branch has an action that prints;
+// for an -exec, the branch it belongs to, the last one given), each must
+// test the name. nil when one does not, when a test is not known
+// statically, or when parentheses or a negation make it more than the
+// flat list of branches this reads.
+func findNames(args []field, printing bool) []string {
+	type branch struct {
+		names  []string
+		prints bool
+	}
+	var bs []branch
+	cur := branch{}
+	explicit := false
+	started := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !started && (a.dyn || !strings.HasPrefix(a.val, "-") && a.val != "(" && a.val != "!") {
+			continue // a starting point
+		}
+		started = true
+		if a.dyn {
+			return nil
+		}
+		switch v := a.val; v {
+		case "(", ")":
+			return nil
+		case "!", "-not":
+			// A negated test only narrows the branch further; a negated
+			// name test chooses no names.
+			if i+1 < len(args) && findTakesArg(args[i+1].val) {
+				i++
+			}
+			i++
+		case "-o", "-or":
+			bs = append(bs, cur)
+			cur = branch{}
+		case "-name", "-iname":
+			if i+1 >= len(args) || args[i+1].dyn && !args[i+1].glob {
+				return nil
+			}
+			cur.names = append(cur.names, args[i+1].val)
+			i++
+		case "-print", "-print0", "-printf", "-fprint", "-fprint0", "-fprintf", "-ls", "-fls", "-exec", "-execdir", "-ok", "-okdir":
+			cur.prints, explicit = true, true
+		}
+	}
+	bs = append(bs, cur)
+	if !printing {
+		// The -exec that follows args belongs to the last branch.
+		bs, explicit = bs[len(bs)-1:], false
+	}
+	var out []string
+	for _, b := range bs {
+		if explicit && !b.prints {
+			continue
+		}
+		if len(b.names) == 0 {
+			return nil
+		}
+		out = append(out, b.names...)
+	}
+	return out
+}
+
+// findTakesArg reports find's tests that take the next word.
+func findTakesArg(test string) bool {
+	switch test {
+	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname",
+		"-type", "-xtype", "-newer", "-user", "-group", "-perm", "-size", "-mtime", "-atime", "-ctime", "-mmin",
+		"-amin", "-cmin", "-links", "-inum", "-samefile", "-uid", "-gid", "-fstype", "-used", "-context":
+		return true
+	}
+	return false
 }
 
 // runFind emits find itself and each command of its -exec, -execdir, -ok
@@ -1025,6 +1146,7 @@ func (w *walker) runFind(inv *invocation) {
 			sub := inv.sub(inner, Wrapper{Name: name, Argv: fieldValues(args[:j])})
 			if subst {
 				sub.runTimeArgs = "find replaces {} with each path found"
+				sub.runTimeNames = findNames(args[1:i], false)
 			}
 			n := w.pushCtx(name)
 			w.run(sub)

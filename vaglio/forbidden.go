@@ -251,6 +251,18 @@ func (c *checker) forbiddenPaths(cmd shellparse.Command, roles []role) bool {
 			return false
 		}
 	}
+	// The names xargs or find give the program when it runs, where the
+	// script shows them (find's -name of the branch that feeds it, what
+	// echo pipes into xargs): the files they select, read.
+	if cmd.RunTimeArgs != "" && !namesOnly(name) {
+		for _, pat := range cmd.RunTimeNames {
+			pat = c.r.expandHome(pat)
+			buf = append(buf[:0], newCandidate(c.r.abs(pat), hasMeta(pat), false, pat))
+			if !c.scan(buf, what, "", true) {
+				return false
+			}
+		}
+	}
 	for i, rd := range cmd.Redirects {
 		switch rd.Op {
 		case "<<", "<<-", "<<<":
