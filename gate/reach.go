@@ -62,12 +62,23 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 	// cleaned is within it.
 	wsIsHome := home != "" && (classify.Within(ws, home) || !filepath.IsAbs(ws) && ws == filepath.Clean(home))
 	trees := sandboxTrees(ws, wsIsHome && req.Unsandboxed)
-	pathDirs := pathDirs(g.getenv("PATH"))
+	// A write in the workspace counts where it lands in what runs later
+	// (the sandbox's view keeps it read-only). The PATH directories are
+	// read once, at the first write.
+	var dirsOnPath []string
+	pathRead := false
+	writesLater := func(n sandbox.Need) bool {
+		if !n.Write {
+			return false
+		}
+		if !pathRead {
+			dirsOnPath, pathRead = pathDirs(g.getenv("PATH")), true
+		}
+		return classify.RunsLater(filepath.Clean(n.Path), home, dirsOnPath) || workspaceLater(ws, n.Path)
+	}
 	var res sandbox.Resolver
 	outside := decisionNeeds(req, dec, func(n sandbox.Need) bool {
-		// A write in the workspace counts where it lands in what runs
-		// later (the sandbox's view keeps it read-only).
-		if !inSandbox(n, trees) || n.Write && (classify.RunsLater(filepath.Clean(n.Path), home, pathDirs) || workspaceLater(ws, n.Path)) {
+		if !inSandbox(n, trees) || writesLater(n) {
 			return true
 		}
 		// Outside the sandbox, no kernel resolves a link to refuse what
@@ -83,7 +94,7 @@ func (g *Gate) decideWithSandbox(req Request, dec *Decision) {
 		// What its copies and patches produce, which nothing hides.
 		produced, unbounded := producedNeeds(req, dec)
 		for _, n := range produced {
-			if !inSandbox(n, trees) || classify.RunsLater(filepath.Clean(n.Path), home, pathDirs) || workspaceLater(ws, n.Path) {
+			if !inSandbox(n, trees) || writesLater(n) {
 				outside = append(outside, n)
 			}
 		}
@@ -517,17 +528,22 @@ func workspaceLater(ws, p string) bool {
 	if !filepath.IsAbs(ws) {
 		return false
 	}
-	for _, e := range later.Workspace() {
-		if classify.Within(filepath.Join(ws, e), p) {
-			return true
-		}
+	rel, ok := strings.CutPrefix(filepath.Clean(p), strings.TrimSuffix(filepath.Clean(ws), "/")+"/")
+	if !ok {
+		return false
 	}
-	for _, e := range later.Git() {
-		if classify.Within(filepath.Join(ws, ".git", e), p) {
-			return true
+	under := func(rel string, entries []string) bool {
+		for _, e := range entries {
+			if rel == e || strings.HasPrefix(rel, e+"/") {
+				return true
+			}
 		}
+		return false
 	}
-	return false
+	if g, ok := strings.CutPrefix(rel, ".git/"); ok && under(g, later.Git()) {
+		return true
+	}
+	return under(rel, later.Workspace())
 }
 
 // runsCode reports a command classified as running code.
