@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func producedNeeds(req Request, dec *Decision) (needs []sandbox.Need, unbounded 
 					}
 				}
 			}
-		case "git", "patch":
+		case "git", "patch", "gpatch":
 			for _, p := range patchOutputs(req, c) {
 				if p == "" {
 					unbounded = "applies a patch that could not be read whole"
@@ -107,59 +108,42 @@ func walkTree(src, into string, needs *[]sandbox.Need, budget *int) string {
 	return ""
 }
 
-// patchOutputs are the files a git apply or patch command writes, read
-// from the patch files it names (an empty string: one it could not read
-// whole).
+// patchOutputs are the files a git apply, git am or patch command
+// writes, read from the patch files it reads (the binding's patchFiles
+// and gitPatchFiles say which), placed as -p/--strip and -d/--directory
+// say (an empty string: a patch it could not read whole).
 func patchOutputs(req Request, c CommandDecision) []string {
 	args := c.Command.Strings()
 	if len(args) == 0 {
 		return nil
 	}
-	isGit := args[0] == "git" || strings.HasSuffix(args[0], "/git")
-	strip, dir := 1, Workspace(req.Cwd)
 	var files []string
-	start := 1
-	if isGit {
-		i := 1
-		for i < len(args) && strings.HasPrefix(args[i], "-") {
-			i++
-		}
-		if i >= len(args) || args[i] != "apply" {
+	strip, dir := -1, req.Cwd
+	if c.Command.Name() == "git" {
+		if files = gitPatchFiles(args[1:]); files == nil {
 			return nil
 		}
-		start = i + 1
+		// git applies paths from the top of the work tree, a/ and b/
+		// stripped.
+		strip, dir = 1, Workspace(req.Cwd)
 	} else {
-		strip, dir = -1, req.Cwd
+		files = patchFiles(args[1:])
 	}
-	for i := start; i < len(args); i++ {
+	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "-i" || a == "--input":
-			if i+1 < len(args) {
-				files = append(files, args[i+1])
-				i++
-			}
-		case strings.HasPrefix(a, "--input="):
-			files = append(files, strings.TrimPrefix(a, "--input="))
-		case a == "-d" || a == "--directory":
-			if i+1 < len(args) {
-				dir = joinDir(dir, args[i+1])
-				i++
-			}
+		case (a == "-d" || a == "--directory") && i+1 < len(args):
+			dir = joinDir(dir, args[i+1])
+			i++
 		case strings.HasPrefix(a, "--directory="):
 			dir = joinDir(dir, strings.TrimPrefix(a, "--directory="))
-		case a == "-p" && i+1 < len(args):
+		case (a == "-p" || a == "--strip") && i+1 < len(args):
 			strip, _ = strconv.Atoi(args[i+1])
 			i++
 		case strings.HasPrefix(a, "-p") && len(a) > 2:
 			strip, _ = strconv.Atoi(strings.TrimPrefix(a, "-p"))
 		case strings.HasPrefix(a, "--strip="):
 			strip, _ = strconv.Atoi(strings.TrimPrefix(a, "--strip="))
-		case strings.HasPrefix(a, "-"):
-		default:
-			if isGit {
-				files = append(files, a)
-			}
 		}
 	}
 	for _, r := range c.Command.Redirects {
@@ -167,19 +151,32 @@ func patchOutputs(req Request, c CommandDecision) []string {
 			files = append(files, r.Target.Value)
 		}
 	}
+	// Under -d, patchFiles names a patch both where it is written and
+	// under the directory: one that is missing while another was read
+	// is the other place; a patch none of them names (made by an
+	// earlier command of the script) cannot be read before it runs.
 	var out []string
+	read, missing := 0, false
 	for _, f := range files {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(req.Cwd, f)
 		}
 		names, ok := patchNames(f)
 		if !ok {
-			out = append(out, "")
+			if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+				missing = true
+			} else {
+				out = append(out, "")
+			}
 			continue
 		}
+		read++
 		for _, n := range names {
 			out = append(out, filepath.Join(dir, stripComponents(n, strip)))
 		}
+	}
+	if missing && read == 0 {
+		out = append(out, "")
 	}
 	return out
 }
