@@ -5,6 +5,7 @@ import (
 
 	"bytes"
 	"errors"
+	"github.com/mnemos-dev/mnemos/hook"
 	"github.com/mnemos-dev/mnemos/policy"
 	"io/fs"
 	"os"
@@ -339,12 +340,12 @@ func TestSecurityHomeSecretsDeniedEveryWay(t *testing.T) {
 			unsandboxed bool
 		}{
 			{"Read", []string{"cat", "--", p}, true},
-			{"cat", []string{"bash", "-c", "cat " + hookQuote(p)}, false},
-			{"cat outside", []string{"bash", "-c", "cat " + hookQuote(p)}, true},
-			{"copy", []string{"bash", "-c", "cp " + hookQuote(p) + " /tmp/x"}, false},
-			{"copy outside", []string{"bash", "-c", "cp " + hookQuote(p) + " /tmp/x"}, true},
-			{"recursive read outside", []string{"bash", "-c", "grep -r x " + hookQuote(top)}, true},
-			{"recursive diff outside", []string{"bash", "-c", "diff -r " + hookQuote(top) + " ."}, true},
+			{"cat", []string{"bash", "-c", "cat " + hook.Quote(p)}, false},
+			{"cat outside", []string{"bash", "-c", "cat " + hook.Quote(p)}, true},
+			{"copy", []string{"bash", "-c", "cp " + hook.Quote(p) + " /tmp/x"}, false},
+			{"copy outside", []string{"bash", "-c", "cp " + hook.Quote(p) + " /tmp/x"}, true},
+			{"recursive read outside", []string{"bash", "-c", "grep -r x " + hook.Quote(top)}, true},
+			{"recursive diff outside", []string{"bash", "-c", "diff -r " + hook.Quote(top) + " ."}, true},
 			{"Grep tool", []string{"grep", "-r", "-e", "x", "--", filepath.Dir(p)}, true},
 		} {
 			req := f.req(c.argv...)
@@ -359,6 +360,3 @@ func TestSecurityHomeSecretsDeniedEveryWay(t *testing.T) {
 		}
 	}
 }
-
-// hookQuote quotes a path for a shell line.
-func hookQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
