@@ -45,8 +45,8 @@ func TestDecisionPackagesStayPure(t *testing.T) {
 	}
 }
 
-// TestDataFlowsOneWay: shellparse, audit and later import nothing of
-// ours, sandbox only later, classify only shellparse and later, vaglio
+// TestDataFlowsOneWay: shellparse, audit, later and journal import
+// nothing of ours, sandbox only later, classify only shellparse and later, vaglio
 // and policy only shellparse and classify, approvals only policy and
 // classify.
 func TestDataFlowsOneWay(t *testing.T) {
@@ -55,6 +55,7 @@ func TestDataFlowsOneWay(t *testing.T) {
 		"shellparse": nil,
 		"audit":      nil,
 		"later":      nil,
+		"journal":    nil,
 		"sandbox":    {"later"},
 		"classify":   {"shellparse", "later"},
 		"vaglio":     {"shellparse", "classify"},

@@ -1,0 +1,71 @@
+package journal
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkBeforeKeep1MiB: keeping a 1 MiB file before it is written
+// (read, hashed, copied into the store, entry written).
+func BenchmarkBeforeKeep1MiB(b *testing.B) {
+	dir := b.TempDir()
+	j, _ := Open(Options{Dir: filepath.Join(dir, "journal")})
+	defer j.Close()
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o755)
+	data := make([]byte, 1<<20)
+	f := filepath.Join(ws, "f")
+	b.SetBytes(1 << 20)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		data[0], data[1] = byte(i), byte(i>>8) // a new content each time
+		os.WriteFile(f, data, 0o644)
+		r, _ := j.Begin(RunInfo{Workspace: ws})
+		b.StartTimer()
+		if err := r.Before(Write, f, ""); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		r.Finish()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkBefore10000Creates: a run that makes 10 000 small files, each
+// create recorded first (the calls themselves not counted).
+func BenchmarkBefore10000Creates(b *testing.B) {
+	dir := b.TempDir()
+	j, _ := Open(Options{Dir: filepath.Join(dir, "journal")})
+	defer j.Close()
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o755)
+	names := make([]string, 10000)
+	for i := range names {
+		names[i] = filepath.Join(ws, fmt.Sprintf("f%05d", i))
+	}
+	for b.Loop() {
+		r, _ := j.Begin(RunInfo{Workspace: ws})
+		for _, n := range names {
+			if err := r.Before(Write, n, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := r.Finish(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunThatChangesNothing: Begin and Finish of a run with no
+// change (the cost every command pays).
+func BenchmarkRunThatChangesNothing(b *testing.B) {
+	dir := b.TempDir()
+	j, _ := Open(Options{Dir: filepath.Join(dir, "journal")})
+	defer j.Close()
+	for b.Loop() {
+		r, _ := j.Begin(RunInfo{Workspace: dir})
+		r.Finish()
+	}
+}

@@ -1,0 +1,67 @@
+// Package journal keeps what gated commands change in the workspace, so
+// that mnemos undo can put it back.
+//
+// For a run: [Open] the journal once, [Journal.Begin] with the run's
+// [RunInfo], call [Run.Before] from the loop that receives the sandbox's
+// notifications, before each call that changes the file system is let
+// through, and [Run.Finish] when the command has ended. Afterwards,
+// [Journal.Runs] lists runs, [Journal.Changes] and [Journal.Diff] show
+// what one did, and [Journal.Undo] takes it back.
+//
+// # What is kept
+//
+// Before a call changes a path below the workspace (not below an excluded
+// directory such as node_modules), Before records the state the call is
+// about to destroy: a regular file's content (copied into the store while
+// it is hashed), its mode, owner, times and link count; a link's target;
+// a directory's mode; "absent" for a name about to be made. A run keeps a
+// path's content once, however often it writes it: what a run holds
+// follows its renames (a directory's rename moves everything below it).
+// A rename keeps only what it replaces; a tree moved out of the workspace
+// is kept as if deleted.
+//
+// # The store
+//
+// objects/ holds contents by SHA-256, each written to tmp/ and renamed
+// into place, shared by every run (directories 0700, files 0600). runs/
+// holds one append-only log per run (runlog.go describes the format).
+// A run killed at any point leaves a readable log: an object is whole
+// before the entry naming it is written, and a last line cut short is
+// ignored. A live run holds an exclusive flock on its log; a reader that
+// can take it knows the run died, and ends the log, marked interrupted,
+// with the state of its paths taken then. The collector of unreferenced
+// objects takes the store lock exclusive, and a writer holds it shared
+// from storing an object to writing the entry, so no object named by an
+// entry is ever collected.
+//
+// # Bounds
+//
+// A file above Options.MaxFile is recorded by digest only: its entry says
+// it cannot be restored. When keeping a file would take a workspace over
+// Options.Quota (each run counting the objects it names), the
+// workspace's runs past Options.MaxAge and then its oldest runs are
+// pruned; if it still does not fit, the entry says "not kept: quota", the
+// call proceeds, and the run's [Summary] lists the file. When the store or
+// the log cannot be written at all (a full disk), Before returns the errno
+// (ENOSPC) so that the call fails: nothing is changed that was not kept.
+//
+// # Undo
+//
+// [Journal.Undo] replays a run's entries in reverse. Content goes back
+// through a temporary file in the same directory renamed over the name,
+// so a crash leaves each file old or new; modes and times follow. Names
+// that were hard links of one file before the run become links of the
+// restored file again. Undo refuses, listing them, paths whose state
+// differs from what the run left (Finish records it) or that another run
+// touched after this one, unless forced; and it records what it changes
+// as a run of its own, so an undo can be undone.
+//
+// # Limits
+//
+// Before runs while the calling thread waits, but other threads of the
+// command run on: two threads racing on one path may be recorded in an
+// order the kernel did not follow. Objects and logs are not fsync'd: a
+// kill of mnemos loses nothing, a power cut may lose the last entries.
+// Writes through a descriptor opened before the run, or through a hard
+// link whose other name is outside the workspace, are not seen.
+package journal

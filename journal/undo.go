@@ -1,0 +1,931 @@
+package journal
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// UndoOptions say how to undo.
+type UndoOptions struct {
+	// DryRun lists what would be done and does nothing.
+	DryRun bool
+	// Force undoes even paths changed since the run (by a person or
+	// another run): what they hold then is itself recorded by the undo.
+	Force bool
+	// Info describes the undo as a run of its own (argv, cwd, session,
+	// sender): what it changes is recorded, so an undo can be undone.
+	Info RunInfo
+}
+
+// Conflict is a path an undo would restore that changed since the run.
+type Conflict struct {
+	Path string `json:"path"`
+	Run  string `json:"run"`
+	Why  string `json:"why"`
+}
+
+// ConflictError is an undo refused because paths changed since the run.
+type ConflictError struct{ Conflicts []Conflict }
+
+func (e *ConflictError) Error() string {
+	var parts []string
+	var paths []Conflict
+	for _, c := range e.Conflicts {
+		if c.Path == "" {
+			parts = append(parts, "run "+c.Run+" "+c.Why)
+		} else {
+			paths = append(paths, c)
+		}
+	}
+	switch {
+	case len(paths) == 1:
+		parts = append(parts, paths[0].Path+" "+paths[0].Why)
+	case len(paths) > 1:
+		parts = append(parts, fmt.Sprintf("%d paths changed since the run", len(paths)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Step is one thing an undo does (or, on a dry run, would do).
+type Step struct {
+	Run string `json:"run"`
+	// Op: "remove", "restore" (a file's content), "create" (an empty
+	// file another step fills), "mkdir", "symlink", "mkfifo", "move",
+	// "exchange", "mode", "link".
+	Op   string `json:"op"`
+	Path string `json:"path"`
+	// From is where a move or a link comes from.
+	From string `json:"from,omitempty"`
+	// Err says why the step was not done.
+	Err string `json:"error,omitempty"`
+}
+
+// UndoReport is what an undo did.
+type UndoReport struct {
+	// Runs are the runs undone, newest first.
+	Runs []string `json:"runs"`
+	// UndoRuns are the undo's own runs (one per workspace).
+	UndoRuns []string `json:"undo_runs,omitempty"`
+	Steps    []Step   `json:"steps"`
+	// Restored are the paths the undo changed.
+	Restored []string `json:"restored"`
+	// Failed are the steps that could not be done.
+	Failed []Step `json:"failed,omitempty"`
+	// Forced lists what Force overrode.
+	Forced []Conflict `json:"forced,omitempty"`
+	DryRun bool       `json:"dry_run,omitempty"`
+}
+
+// Undo takes back runs, newest first: each run's entries in reverse, each
+// call's undone by putting back what it destroyed. A file's content is
+// written to a temporary file in its directory and renamed over the name,
+// so a crash leaves it old or new, never neither. It refuses, with a
+// *ConflictError listing them, when paths the runs touched changed since
+// (their state differs from what the run left, or another run touched
+// them after), or when a run was undone already, unless o.Force. A run
+// still running is never undone (ErrRunning).
+func (j *Journal) Undo(ids []string, o UndoOptions) (UndoReport, error) {
+	rep := UndoReport{DryRun: o.DryRun}
+	var runs []undoTarget
+	undoing := map[string]bool{}
+	for _, id := range ids {
+		rec, err := j.Find(id)
+		if err != nil {
+			return rep, err
+		}
+		if undoing[rec.ID] {
+			continue
+		}
+		lg, running, err := j.loadLog(rec.ID)
+		if err != nil {
+			return rep, err
+		}
+		if running || rec.State == StateRunning {
+			return rep, fmt.Errorf("%w: %s", ErrRunning, rec.ID)
+		}
+		undoing[rec.ID] = true
+		runs = append(runs, undoTarget{rec, lg})
+	}
+	if len(runs) == 0 {
+		return rep, fmt.Errorf("%w: none given", ErrUnknownRun)
+	}
+	sort.SliceStable(runs, func(a, b int) bool { return runs[a].lg.Head.Start > runs[b].lg.Head.Start })
+	for _, t := range runs {
+		rep.Runs = append(rep.Runs, t.rec.ID)
+	}
+	conflicts, err := j.conflicts(runs, undoing)
+	if err != nil {
+		return rep, err
+	}
+	if len(conflicts) > 0 {
+		if !o.Force {
+			return rep, &ConflictError{Conflicts: conflicts}
+		}
+		rep.Forced = conflicts
+	}
+	u := &undoer{j: j, dry: o.DryRun, info: o.Info, undoes: rep.Runs, runs: map[string]*Run{}, rep: &rep}
+	if o.DryRun {
+		u.all(runs)
+		return rep, nil
+	}
+	// Objects are read while the store is held shared: the collector
+	// waits until the undo is done.
+	unlock, err := j.lockStore()
+	if err != nil {
+		return rep, err
+	}
+	err = u.all(runs)
+	unlock()
+	if ferr := u.finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return rep, err
+	}
+	if len(rep.Failed) > 0 {
+		return rep, fmt.Errorf("%d of %d steps could not be done", len(rep.Failed), len(rep.Steps))
+	}
+	return rep, nil
+}
+
+type undoTarget struct {
+	rec RunRecord
+	lg  *runLog
+}
+
+// conflicts lists what changed since the runs (newest first): a run
+// undone already; a path whose state differs from what its run left,
+// unless a newer run being undone touched it too (undoing that one puts
+// back what this one left); a path another run of the workspace touched
+// after this run did (a run that overlapped it, or one still running).
+func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) ([]Conflict, error) {
+	var out []Conflict
+	seen := map[string]bool{}
+	add := func(c Conflict) {
+		if c.Path == "" || !seen[c.Path] {
+			seen[c.Path] = true
+			out = append(out, c)
+		}
+	}
+	wss := map[string]bool{}
+	for _, t := range runs {
+		wss[t.lg.Head.WS] = true
+	}
+	others, err := j.otherRuns(undoing, wss)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range runs {
+		if t.rec.UndoneBy != "" && !undoing[t.rec.UndoneBy] {
+			add(Conflict{Run: t.rec.ID, Why: "was undone already, by run " + t.rec.UndoneBy})
+		}
+		ws := t.lg.Head.WS
+		first := map[string]int64{}
+		for _, e := range t.lg.Entries {
+			for _, p := range []string{e.P, e.P2} {
+				if _, ok := first[p]; p != "" && !filepath.IsAbs(p) && !ok {
+					first[p] = e.At
+				}
+			}
+		}
+		names := make([]string, 0, len(t.lg.After))
+		for n := range t.lg.After {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if newerTouches(runs[:i], ws, n) {
+				continue
+			}
+			now, err := lstat(filepath.Join(ws, n))
+			if err != nil || !sameAfter(t.lg.After[n], now) {
+				add(Conflict{Path: filepath.Join(ws, n), Run: t.rec.ID, Why: "changed since run " + t.rec.ID + " ended"})
+			}
+		}
+		for _, q := range others {
+			if q.lg.Head.WS != ws {
+				continue
+			}
+			for _, e := range q.lg.Entries {
+				for _, p := range []string{e.P, e.P2} {
+					at, ok := first[p]
+					if !ok || e.At <= at {
+						continue
+					}
+					why := "changed by run " + q.id + " too"
+					if q.running {
+						why = "changed by run " + q.id + ", still running"
+					}
+					add(Conflict{Path: filepath.Join(ws, p), Run: q.id, Why: why})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// newerTouches says whether one of the runs undone before (newer) named
+// p in ws.
+func newerTouches(newer []undoTarget, ws, p string) bool {
+	for _, t := range newer {
+		if _, ok := t.lg.After[p]; ok && t.lg.Head.WS == ws {
+			return true
+		}
+	}
+	return false
+}
+
+type otherRun struct {
+	id      string
+	lg      *runLog
+	running bool
+}
+
+// otherRuns are the runs of the workspaces wss not being undone.
+func (j *Journal) otherRuns(undoing, wss map[string]bool) ([]otherRun, error) {
+	ids, err := j.runIDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []otherRun
+	for _, id := range ids {
+		if undoing[id] {
+			continue
+		}
+		p, err := j.peek(id)
+		if err != nil || !wss[p.Head.WS] {
+			continue
+		}
+		lg, running, err := j.loadLog(id)
+		if err != nil {
+			continue
+		}
+		out = append(out, otherRun{id: id, lg: lg, running: running})
+	}
+	return out, nil
+}
+
+// undoer carries out (or lists) the steps of an undo, recording what it
+// changes as runs of its own.
+type undoer struct {
+	j      *Journal
+	dry    bool
+	info   RunInfo
+	undoes []string
+	runs   map[string]*Run // the undo's runs, by workspace
+	rep    *UndoReport
+	run    string // the run being undone
+	ws     string
+	u      *Run
+	dirs   []dirTime
+	links  map[[2]uint64][]string // names by (device, inode), once needed
+	done   map[string]bool
+	// restored are the files put back, by what they were before the run.
+	restored map[fileID]string
+}
+
+type dirTime struct {
+	path  string
+	mtime int64
+}
+
+// errStop ends an undo: the undo's own journal cannot record.
+type errStop struct{ err error }
+
+func (e *errStop) Error() string { return "the undo cannot be recorded: " + e.err.Error() }
+func (e *errStop) Unwrap() error { return e.err }
+
+func (u *undoer) all(runs []undoTarget) error {
+	u.done = map[string]bool{}
+	u.restored = map[fileID]string{}
+	for _, t := range runs {
+		u.run, u.ws = t.rec.ID, t.lg.Head.WS
+		u.links = nil
+		if !u.dry {
+			r, ok := u.runs[u.ws]
+			if !ok {
+				info := u.info
+				info.ID, info.Workspace, info.undoes = "", u.ws, u.undoes
+				var err error
+				if r, err = u.j.Begin(info); err != nil {
+					return err
+				}
+				u.runs[u.ws] = r
+			}
+			u.u = r
+		}
+		for i := len(t.lg.Entries) - 1; i >= 0; i-- {
+			if err := u.entry(t.lg.Entries[i]); err != nil {
+				return err
+			}
+		}
+	}
+	// Directories get their times back last: putting their files back
+	// moved them.
+	for i := len(u.dirs) - 1; i >= 0; i-- {
+		_ = lutimes(u.dirs[i].path, u.dirs[i].mtime)
+	}
+	return nil
+}
+
+func (u *undoer) finish() error {
+	var first error
+	wss := make([]string, 0, len(u.runs))
+	for ws := range u.runs {
+		wss = append(wss, ws)
+	}
+	sort.Strings(wss)
+	for _, ws := range wss {
+		sum, err := u.runs[ws].Finish()
+		if err != nil && first == nil {
+			first = err
+		}
+		if sum.Changed {
+			u.rep.UndoRuns = append(u.rep.UndoRuns, sum.ID)
+		}
+	}
+	return first
+}
+
+func (u *undoer) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(u.ws, p)
+}
+
+// entry undoes one entry.
+func (u *undoer) entry(e record) error {
+	switch kindOf(e.K) {
+	case Write, Unlink, Rmdir, Mkdir, Mknod, Symlink:
+		if e.A != nil {
+			return u.restore(u.abs(e.P), *e.A)
+		}
+	case Chmod, Chown:
+		if e.A != nil {
+			return u.meta(u.abs(e.P), *e.A)
+		}
+	case Link:
+		if e.B != nil && !filepath.IsAbs(e.P2) {
+			if err := u.restore(u.abs(e.P2), *e.B); err != nil {
+				return err
+			}
+		}
+		if e.A != nil && e.A.Object != "" {
+			return u.restore(u.abs(e.P), *e.A)
+		}
+	case Rename:
+		if e.X == "in" {
+			ok, err := u.move(u.abs(e.P2), e.P)
+			if err != nil || !ok || e.B == nil {
+				return err
+			}
+			return u.restore(u.abs(e.P2), *e.B)
+		}
+		if e.A != nil && e.A.Type != TypeAbsent {
+			ok, err := u.move(u.abs(e.P2), u.abs(e.P))
+			if err != nil || !ok {
+				return err
+			}
+		}
+		if e.B != nil {
+			return u.restore(u.abs(e.P2), *e.B)
+		}
+	case Exchange:
+		return u.exchange(u.abs(e.P), u.abs(e.P2))
+	}
+	return nil
+}
+
+// step records a step; err, when not nil, says why it was not done.
+func (u *undoer) step(op, path, from string, err error) {
+	s := Step{Run: u.run, Op: op, Path: path, From: from}
+	if err != nil {
+		s.Err = err.Error()
+		u.rep.Failed = append(u.rep.Failed, s)
+	} else if !u.dry && !u.done[path] {
+		u.done[path] = true
+		u.rep.Restored = append(u.rep.Restored, path)
+	}
+	u.rep.Steps = append(u.rep.Steps, s)
+}
+
+// before records, in the undo's own run, what a step is about to change.
+func (u *undoer) before(k Kind, path, path2 string) error {
+	if err := u.u.Before(k, path, path2); err != nil {
+		return &errStop{fmt.Errorf("%s %s: %w", k, path, err)}
+	}
+	return nil
+}
+
+// restore puts back the state s at path.
+func (u *undoer) restore(path string, s State) error {
+	cur, err := lstat(path)
+	if err != nil {
+		u.step("restore", path, "", err)
+		return nil
+	}
+	switch s.Type {
+	case TypeAbsent:
+		if cur.Type == TypeAbsent {
+			return nil
+		}
+		return u.remove(path, cur)
+	case TypeFile:
+		return u.restoreFile(path, s, cur)
+	case TypeDir:
+		u.dirs = append(u.dirs, dirTime{path, s.Mtime})
+		if cur.Type == TypeDir {
+			return u.meta(path, s)
+		}
+		if u.dry {
+			u.step("mkdir", path, "", nil)
+			return nil
+		}
+		if cur.Type != TypeAbsent {
+			if err := u.remove(path, cur); err != nil {
+				return err
+			}
+			if c, _ := lstat(path); c.Type != TypeAbsent {
+				return nil
+			}
+		}
+		if err := u.before(Mkdir, path, ""); err != nil {
+			return err
+		}
+		err := os.Mkdir(path, goMode(s.Mode))
+		if err == nil {
+			err = os.Chmod(path, goMode(s.Mode))
+			u.owner(path, s)
+		}
+		u.step("mkdir", path, "", err)
+	case TypeSymlink:
+		if cur.Type == TypeSymlink && cur.Target == s.Target {
+			return nil
+		}
+		if u.dry {
+			u.step("symlink", path, s.Target, nil)
+			return nil
+		}
+		if cur.Type == TypeDir {
+			if err := u.remove(path, cur); err != nil {
+				return err
+			}
+		}
+		tmp := tempName(path)
+		if err := u.before(Symlink, tmp, ""); err != nil {
+			return err
+		}
+		err := os.Symlink(s.Target, tmp)
+		if err == nil {
+			if err = u.before(Rename, tmp, path); err != nil {
+				os.Remove(tmp)
+				return err
+			}
+			if err = os.Rename(tmp, path); err != nil {
+				os.Remove(tmp)
+			}
+		}
+		u.step("symlink", path, s.Target, err)
+	case TypeFIFO:
+		if cur.Type == TypeFIFO {
+			return u.meta(path, s)
+		}
+		if u.dry {
+			u.step("mkfifo", path, "", nil)
+			return nil
+		}
+		if cur.Type != TypeAbsent {
+			if err := u.remove(path, cur); err != nil {
+				return err
+			}
+		}
+		if err := u.before(Mknod, path, ""); err != nil {
+			return err
+		}
+		err := mkfifo(path, s.Mode)
+		if err == nil {
+			err = os.Chmod(path, goMode(s.Mode))
+		}
+		u.step("mkfifo", path, "", err)
+	default:
+		if cur.Type != s.Type {
+			u.step("restore", path, "", errors.New("a device or socket cannot be made again"))
+		}
+	}
+	return nil
+}
+
+// remove takes away what is at path (a directory only when empty).
+func (u *undoer) remove(path string, cur State) error {
+	if u.dry {
+		u.step("remove", path, "", nil)
+		return nil
+	}
+	var err error
+	if cur.Type == TypeDir {
+		if err = u.before(Rmdir, path, ""); err != nil {
+			return err
+		}
+		err = syscall.Rmdir(path)
+		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+			err = errors.New("the directory holds files the run did not make")
+		}
+	} else {
+		if err = u.before(Unlink, path, ""); err != nil {
+			return err
+		}
+		err = syscall.Unlink(path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	u.step("remove", path, "", err)
+	return nil
+}
+
+// restoreFile puts a regular file's content and metadata back.
+func (u *undoer) restoreFile(path string, s State, cur State) error {
+	switch {
+	case s.Object == "" && (s.Kept == keptEarlier || s.Kept == keptMeta):
+		// An earlier entry holds the content: a name is all this
+		// step needs.
+		if cur.Type == TypeFile {
+			return nil
+		}
+		if u.dry {
+			u.step("create", path, "", nil)
+			return nil
+		}
+		if cur.Type != TypeAbsent {
+			if err := u.remove(path, cur); err != nil {
+				return err
+			}
+		}
+		if err := u.before(Write, path, ""); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, goMode(s.Mode))
+		if err == nil {
+			err = f.Close()
+		}
+		u.step("create", path, "", err)
+		return nil
+	case s.Object == "":
+		// Not kept: only a file that still has the content can be
+		// given its metadata back.
+		if s.Digest != "" && cur.Type == TypeFile && cur.Size == s.Size && fileDigest(path) == s.Digest {
+			return u.meta(path, s)
+		}
+		why := "its content was not kept"
+		switch s.Kept {
+		case NotKeptTooBig:
+			why = fmt.Sprintf("its content was not kept: too big (%d bytes)", s.Size)
+		case NotKeptQuota:
+			why = "its content was not kept: over the workspace's quota"
+		}
+		u.step("restore", path, "", errors.New(why))
+		return nil
+	}
+	if !u.j.hasObject(s.Object) {
+		u.step("restore", path, "", errors.New("its content was pruned from the journal"))
+		return nil
+	}
+	if s.Nlink > 1 && u.links == nil {
+		// Found before anything changes: the names that shared the
+		// file's inode before the run, or share the one the run left.
+		u.links = linkIndex(u.ws, u.j)
+	}
+	id := fileID{s.Dev, s.Ino, s.Object}
+	if prev, ok := u.restored[id]; ok && prev != path && s.Ino != 0 {
+		// Another name of the same file was put back already (a file
+		// with several names before the run): this one is linked to it.
+		if p, _ := lstat(prev); p.Type == TypeFile && !(cur.Type == TypeFile && cur.Ino == p.Ino) {
+			return u.linkOver(prev, path, cur)
+		}
+	}
+	if cur.Type == TypeFile && cur.Size == s.Size && fileDigest(path) == s.Object {
+		if err := u.meta(path, s); err != nil {
+			return err
+		}
+		u.restored[id] = path
+		return u.relink(path, s, cur)
+	}
+	if u.dry {
+		u.step("restore", path, "", nil)
+		return nil
+	}
+	if cur.Type == TypeDir {
+		if err := u.remove(path, cur); err != nil {
+			return err
+		}
+		if c, _ := lstat(path); c.Type != TypeAbsent {
+			return nil
+		}
+	}
+	tmp := tempName(path)
+	if err := u.before(Write, tmp, ""); err != nil {
+		return err
+	}
+	err := u.writeObject(tmp, s)
+	if err == nil {
+		if err := u.before(Rename, tmp, path); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		if err = os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+		}
+	}
+	u.step("restore", path, "", err)
+	if err != nil {
+		return nil
+	}
+	u.restored[id] = path
+	return u.relink(path, s, cur)
+}
+
+// fileID names a file as a run saw it: its inode and its content.
+type fileID struct {
+	dev, ino uint64
+	object   string
+}
+
+// linkOver makes path a new name of the file at target: a link made
+// beside path and renamed over it.
+func (u *undoer) linkOver(target, path string, cur State) error {
+	if u.dry {
+		u.step("link", path, target, nil)
+		return nil
+	}
+	if cur.Type == TypeDir {
+		if err := u.remove(path, cur); err != nil {
+			return err
+		}
+	}
+	tmp := tempName(path)
+	if err := u.before(Link, target, tmp); err != nil {
+		return err
+	}
+	err := os.Link(target, tmp)
+	if err == nil {
+		if err = u.before(Rename, tmp, path); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		if err = os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+		}
+	}
+	u.step("link", path, target, err)
+	return nil
+}
+
+// writeObject writes the object s names to a new file tmp, with s's mode,
+// owner and modification time, checking the content's digest.
+func (u *undoer) writeObject(tmp string, s State) error {
+	src, err := u.j.openObject(s.Object)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	_, err = copyHashing(f, src, h)
+	if err == nil && hex.EncodeToString(h.Sum(nil)) != s.Object {
+		err = errors.New("the kept content is damaged")
+	}
+	if err == nil {
+		err = f.Chmod(goMode(s.Mode))
+	}
+	if err == nil && (s.UID != os.Getuid() || s.GID != os.Getgid()) {
+		_ = f.Chown(s.UID, s.GID)
+		if s.Mode&0o6000 != 0 {
+			err = f.Chmod(goMode(s.Mode)) // chown clears set-id bits
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && s.Mtime != 0 {
+		err = lutimes(tmp, s.Mtime)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// meta puts back a path's mode, owner and (for a file) modification time,
+// when the path holds the same type of thing.
+func (u *undoer) meta(path string, s State) error {
+	cur, err := lstat(path)
+	if err != nil || cur.Type != s.Type || cur.Type == TypeAbsent || cur.Type == TypeSymlink {
+		return nil
+	}
+	modeDiffers := cur.Mode != s.Mode
+	ownerDiffers := cur.UID != s.UID || cur.GID != s.GID
+	timeDiffers := s.Type == TypeFile && s.Mtime != 0 && cur.Mtime != s.Mtime
+	if !modeDiffers && !ownerDiffers && !timeDiffers {
+		return nil
+	}
+	if u.dry {
+		u.step("mode", path, "", nil)
+		return nil
+	}
+	if err := u.before(Chmod, path, ""); err != nil {
+		return err
+	}
+	if ownerDiffers {
+		u.owner(path, s)
+	}
+	if modeDiffers || ownerDiffers {
+		err = os.Chmod(path, goMode(s.Mode))
+	}
+	if err == nil && timeDiffers {
+		err = lutimes(path, s.Mtime)
+	}
+	u.step("mode", path, "", err)
+	return nil
+}
+
+// owner gives path back its owner, when mnemos may (root, or a group of
+// its own); otherwise it stays the user's.
+func (u *undoer) owner(path string, s State) {
+	_ = os.Lchown(path, s.UID, s.GID)
+}
+
+// relink makes the other names a file had before the run (s.Nlink > 1)
+// names of the restored file again: the names in the workspace with the
+// inode it had before the run, or the one it had just before this step.
+func (u *undoer) relink(path string, s State, cur State) error {
+	if s.Nlink <= 1 || u.links == nil {
+		return nil
+	}
+	now, err := lstat(path)
+	if err != nil || now.Type != TypeFile {
+		return nil
+	}
+	keys := [][2]uint64{{s.Dev, s.Ino}}
+	if cur.Type == TypeFile {
+		keys = append(keys, [2]uint64{cur.Dev, cur.Ino})
+	}
+	var names []string
+	for _, key := range keys {
+		for _, n := range u.links[key] {
+			if n != path && !slicesContains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		other, err := lstat(n)
+		if err != nil || other.Type != TypeFile || other.Ino == now.Ino {
+			continue
+		}
+		if !slicesContains2(keys, [2]uint64{other.Dev, other.Ino}) {
+			continue // the name holds another file now
+		}
+		if err := u.linkOver(path, n, other); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func slicesContains2(s [][2]uint64, v [2]uint64) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// linkIndex maps the regular files in ws (excluded
+// directories left out) by device and inode.
+func linkIndex(ws string, j *Journal) map[[2]uint64][]string {
+	idx := map[[2]uint64][]string{}
+	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != ws && j.exclude[d.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		var s State
+		sysStat(fi, &s)
+		key := [2]uint64{s.Dev, s.Ino}
+		idx[key] = append(idx[key], p)
+		return nil
+	})
+	return idx
+}
+
+// move puts what is at from back at to (a rename's inverse; to may be
+// outside the workspace). What cannot go back is left where it is, and
+// move returns false: what follows must not be done.
+func (u *undoer) move(from, to string) (bool, error) {
+	src, err := lstat(from)
+	if err != nil {
+		u.step("move", to, from, err)
+		return false, nil
+	}
+	if src.Type == TypeAbsent {
+		u.step("move", to, from, errors.New(from+" is gone"))
+		return false, nil
+	}
+	dst, err := lstat(to)
+	if err != nil {
+		u.step("move", to, from, err)
+		return false, nil
+	}
+	if dst.Type != TypeAbsent {
+		// The rename failed when it ran, or something took its place
+		// since: leave both.
+		u.step("move", to, from, errors.New(to+" exists; "+from+" is left in place"))
+		return false, nil
+	}
+	if u.dry {
+		u.step("move", to, from, nil)
+		return true, nil
+	}
+	if err := u.before(Rename, from, to); err != nil {
+		return false, err
+	}
+	err = os.Rename(from, to)
+	u.step("move", to, from, err)
+	return err == nil, nil
+}
+
+// exchange swaps a and b back.
+func (u *undoer) exchange(a, b string) error {
+	sa, _ := lstat(a)
+	sb, _ := lstat(b)
+	if sa.Type == TypeAbsent || sb.Type == TypeAbsent {
+		u.step("exchange", a, b, errors.New("both names must exist to be exchanged back"))
+		return nil
+	}
+	if u.dry {
+		u.step("exchange", a, b, nil)
+		return nil
+	}
+	if err := u.before(Exchange, a, b); err != nil {
+		return err
+	}
+	u.step("exchange", a, b, exchange(a, b))
+	return nil
+}
+
+// tempName is a new name beside path for what will be renamed over it.
+func tempName(path string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return filepath.Join(filepath.Dir(path), ".mnemos-undo-"+hex.EncodeToString(b[:]))
+}
+
+// fileDigest is the SHA-256 of a file's content, "" when it cannot be read.
+func fileDigest(path string) string {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	d, err := hashOnly(f)
+	if err != nil {
+		return ""
+	}
+	return d
+}
