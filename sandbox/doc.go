@@ -7,9 +7,10 @@
 // turning a Spec into a ruleset and a seccomp filter and starting a command
 // under them (Start, Applied), and explaining a refusal: of a program that
 // could not start (DeniedHint), and of the paths and ports a failed command
-// named (Refusals), each with the policy snippet that grants it; and
-// making harmless the git repositories a run leaves in its workspace
-// (WatchRepos). It never decides whether a command may run: that is the
+// named (Refusals), each with the policy snippet that grants it;
+// showing its caller each change a command is about to make to files,
+// before it happens (StartWatched, Change); and making harmless the git
+// repositories a run leaves in its workspace (WatchRepos). It never decides whether a command may run: that is the
 // gate's job, and the sandbox only narrows what an allowed command can
 // touch. It never confines mnemos itself, reads no environment, and keeps
 // no state between calls but the listing WatchRepos keeps in the file its
@@ -22,9 +23,10 @@
 // thread alone drops root's dangerous capabilities, sets no_new_privs,
 // calls landlock_restrict_self (the raw system call, for this thread only),
 // installs the seccomp filter (seccomp(2) without
-// SECCOMP_FILTER_FLAG_TSYNC, so again for this thread only), then starts
-// the command, which inherits the Landlock domain and the filter with all
-// its descendants. The goroutine exits without unlocking, and the Go runtime
+// SECCOMP_FILTER_FLAG_TSYNC, so again for this thread only), with
+// Spec.Watch a second filter whose listener stays in mnemos (see Watching
+// changes), then starts the command, which inherits the Landlock domain
+// and the filters with all its descendants. The goroutine exits without unlocking, and the Go runtime
 // ends a thread whose goroutine exits locked; while it runs, the runtime
 // starts new threads from a clean template thread, never from a locked
 // one. When the goroutine lands on the main thread, which the runtime would
@@ -209,6 +211,63 @@
 //
 // Before any command starts, every descriptor above the standard streams
 // is marked close-on-exec: only stdin, stdout and stderr cross.
+//
+// # Watching changes
+//
+// With Spec.Watch, every change the command and its descendants are about
+// to make to the file system is shown to a handler mnemos gives
+// (StartWatched), before the kernel makes it, so that mnemos can keep what
+// the change destroys (the journal). A second seccomp filter, installed
+// after the first with SECCOMP_FILTER_FLAG_NEW_LISTENER, returns
+// SECCOMP_RET_USER_NOTIF for open, openat and creat with O_WRONLY, O_RDWR,
+// O_CREAT or O_TRUNC (the flags are checked in the filter: reading never
+// waits), openat2, truncate, unlink, unlinkat, rmdir, mkdir, mkdirat,
+// mknod, mknodat, rename, renameat, renameat2, link, linkat, symlink,
+// symlinkat, chmod, fchmod, fchmodat, fchmodat2, chown, lchown, fchown
+// and fchownat (amd64 and arm64). ftruncate, fallocate, write and a
+// writable mmap need a descriptor opened for writing, which was shown
+// when it was opened; io_uring is refused by the first filter, and so is
+// openat2, whose refusal wins over the notification. open_by_handle_at
+// for writing, which names no path (and needs a capability root's
+// command drops), fails with EPERM.
+//
+// The calling thread waits while one goroutine of mnemos reads the call
+// from the caller's memory (process_vm_readv, or /proc/PID/mem where that
+// is refused), resolves the path as the kernel will: relative to the
+// caller's working directory (/proc/TID/cwd) or directory descriptor
+// (/proc/TID/fd/N), with /proc/self, /proc/thread-self and /dev/fd taken
+// as the caller's, links in the parent directories resolved, and the last
+// element only when the call follows it; checks that the call still waits
+// (SECCOMP_IOCTL_NOTIF_ID_VALID, so a recycled pid cannot lend another
+// process's path); hands the Change to the handler; and answers: go on,
+// or fail with the handler's errno. A call mnemos cannot read fails
+// (EFAULT, ENAMETOOLONG, or the error reading it gave).
+//
+// The listener is mnemos's alone. On the thread start the kernel returns
+// it in this process; a prepared thread (Prepare) installs the filter
+// before the handler is known, and its own calls pass until it has
+// started the command; the helper installs the filter last and sends the
+// listener back over a socket (SCM_RIGHTS) before it executes the
+// command, keeping no copy. The watch ends when no process uses the
+// filter any more (the kernel reports POLLHUP once the command and all its
+// descendants are reaped) or when mnemos closes it (Watch.Close); from
+// then on, and if mnemos dies, every trapped call of what is left fails
+// with ENOSYS: nothing the command does afterwards changes files unseen.
+// Where the filter cannot be installed (another architecture, a kernel
+// without user notification, or mnemos itself already under a seccomp
+// supervisor, as in a run inside a watched run), the command runs
+// unwatched and Applied.Notes says why.
+//
+// The watch guards against mistakes, not against a command that means to
+// hide a change: the kernel reads the path again when it runs the call,
+// so another thread of the command may change the string in memory, or
+// swap a directory for a symbolic link, between mnemos's reading and the
+// kernel's. Landlock, which the kernel checks on the path it does use,
+// remains the boundary; the journal keeps what an honest mistake would
+// destroy. Paths are resolved in mnemos's view of the file system, which
+// is the command's inside the writable trees the view keeps in place; a
+// command that changed its root (chroot, root's commands only) is
+// resolved from its root.
 //
 // # Repositories left in the workspace
 //

@@ -31,13 +31,17 @@ const (
 	helperRuleset = 3 // the Landlock ruleset, made by the parent
 	helperPlan    = 4 // the plan, as JSON, until end of file
 	helperStatus  = 5 // close-on-exec: end of file when the command runs, an error message otherwise
+	helperWatch   = 6 // with a watch: a socket to send the listener back on
 )
 
 // helperPlanMsg is what the parent tells the helper.
 type helperPlanMsg struct {
 	View   wireView          `json:"view"`
 	Filter []unix.SockFilter `json:"filter,omitempty"`
-	Dir    string            `json:"dir"`
+	// Watch is the filter that traps changes to files; the helper sends
+	// its listener back on helperWatch.
+	Watch []unix.SockFilter `json:"watch,omitempty"`
+	Dir   string            `json:"dir"`
 }
 
 type wireView struct {
@@ -96,9 +100,89 @@ func (w wireView) plan() *viewPlan {
 // keeping CAP_SYS_ADMIN there (an ambient capability) until it has built
 // the view; then it drops every capability, sets no_new_privs, applies
 // the ruleset and the filter, and executes the command in place, so
-// cmd.Process is the command. It returns once the command runs, or the
-// helper's error.
-func startHelper(cmd *exec.Cmd, c confinementOf) error {
+// cmd.Process is the command. With a watch, the helper installs its
+// filter last and sends the listener back over a socket (SCM_RIGHTS)
+// before it executes the command; this process serves it with handle.
+// It returns once the command runs, or the helper's error, and a note
+// when the helper's kernel refused the watch.
+func startHelper(cmd *exec.Cmd, c confinementOf, handle func(Change) error) (w *Watch, note string, err error) {
+	var watchR, watchW *os.File
+	if c.watch != nil {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return nil, "", fmt.Errorf("watch changes: %w", err)
+		}
+		watchR, watchW = os.NewFile(uintptr(fds[0]), "watch"), os.NewFile(uintptr(fds[1]), "watch")
+		defer watchR.Close()
+		defer watchW.Close()
+	}
+	err = runHelper(cmd, c, watchW, func() error {
+		if watchR == nil {
+			return nil
+		}
+		watchW.Close()
+		w, note, err = receiveWatch(watchR, handle)
+		return err
+	})
+	if err != nil {
+		w.Close()
+		return nil, "", err
+	}
+	return w, note, nil
+}
+
+// receiveWatch takes the listener the helper sends, and serves it with
+// handle; or the note the helper sends when its kernel refused the
+// filter. End of file means the helper failed before: it says why on
+// its status pipe.
+func receiveWatch(sock *os.File, handle func(Change) error) (*Watch, string, error) {
+	buf := make([]byte, 1024)
+	oob := make([]byte, unix.CmsgSpace(4))
+	var n, oobn int
+	var err error
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(int(sock.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("receive the watch from the sandbox helper: %w", err)
+	}
+	var fds []int
+	if oobn > 0 {
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err != nil {
+			return nil, "", fmt.Errorf("receive the watch from the sandbox helper: %w", err)
+		}
+		for _, m := range msgs {
+			got, err := unix.ParseUnixRights(&m)
+			if err == nil {
+				fds = append(fds, got...)
+			}
+		}
+	}
+	if len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		if n == 0 {
+			return nil, "", nil
+		}
+		return nil, "changes are not watched: " + string(buf[:n]), nil
+	}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(fds[0])
+		return nil, "", fmt.Errorf("watch changes: %w", err)
+	}
+	return serveWatch(fds[0], wake, handle, 0), "", nil
+}
+
+// runHelper starts the helper with c's plan (and watch, the helper's end
+// of the watch socket, when not nil), calls started once it has started,
+// and returns once the command runs, or why not.
+func runHelper(cmd *exec.Cmd, c confinementOf, watch *os.File, started func() error) error {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -110,7 +194,7 @@ func startHelper(cmd *exec.Cmd, c confinementOf) error {
 		return err
 	}
 	defer statusR.Close()
-	msg := helperPlanMsg{View: c.view.wire(), Filter: c.filter, Dir: cmd.Dir}
+	msg := helperPlanMsg{View: c.view.wire(), Filter: c.filter, Watch: c.watch, Dir: cmd.Dir}
 	raw, err := json.Marshal(msg)
 	if err != nil {
 		planW.Close()
@@ -142,6 +226,9 @@ func startHelper(cmd *exec.Cmd, c confinementOf) error {
 	cmd.Path = self
 	cmd.Args = append([]string{HelperName, path}, args...)
 	cmd.ExtraFiles = []*os.File{ruleset, planR, statusW}
+	if watch != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, watch)
+	}
 	sys := &syscall.SysProcAttr{}
 	if attr != nil {
 		*sys = *attr
@@ -156,6 +243,11 @@ func startHelper(cmd *exec.Cmd, c confinementOf) error {
 	err = cmd.Start()
 	statusW.Close()
 	if err != nil {
+		return err
+	}
+	if err := started(); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 		return err
 	}
 	why, _ := io.ReadAll(statusR)
@@ -217,6 +309,11 @@ func RunHelper(argv []string) int {
 			return fail(err)
 		}
 	}
+	if len(msg.Watch) > 0 {
+		if err := sendWatch(msg.Watch); err != nil {
+			return fail(err)
+		}
+	}
 	if err := closeInheritedOnExec(); err != nil {
 		return fail(err)
 	}
@@ -224,4 +321,20 @@ func RunHelper(argv []string) int {
 	// once the command runs.
 	err = unix.Exec(argv[1], argv[2:], os.Environ())
 	return fail(fmt.Errorf("exec %s: %w", argv[1], err))
+}
+
+// sendWatch installs the watch's filter on the helper's thread and sends
+// the listener to the parent, or, when the kernel refuses the filter, why.
+// The helper keeps no copy: the command cannot reach it.
+func sendWatch(prog []unix.SockFilter) error {
+	defer unix.Close(helperWatch)
+	fd, err := installWatch(prog)
+	if err != nil {
+		return unix.Sendmsg(helperWatch, []byte(err.Error()), nil, nil, 0)
+	}
+	defer unix.Close(fd)
+	if err := unix.Sendmsg(helperWatch, []byte("listener"), unix.UnixRights(fd), nil, 0); err != nil {
+		return fmt.Errorf("send the watch to mnemos: %w", err)
+	}
+	return nil
 }

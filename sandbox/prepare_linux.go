@@ -19,6 +19,8 @@ type Prepared struct {
 	c    confinementOf
 	r    confined
 	ok   bool
+	// r.watch, when the spec watches changes, serves the thread's own
+	// calls until StartWatched gives it the handler.
 	jobs chan *exec.Cmd // nil ends the thread
 	// started receives cmd.Start's error from the thread.
 	started chan error
@@ -32,7 +34,10 @@ type Prepared struct {
 // filter, and the thread's restriction, which is nearly all a confined
 // start costs. A caller that prepares as soon as it can guess the spec,
 // and decides meanwhile whether to run anything, starts the command that
-// much sooner. StartPrepared starts the command on that thread when it is
+// much sooner. With Spec.Watch the thread also installs the filter that
+// watches changes, and its own calls pass until StartWatched gives the
+// handler and it has started the command. StartPrepared (or StartWatched)
+// starts the command on that thread when it is
 // given the very spec and status Prepare was; otherwise, and after Close,
 // the thread ends unused. Nothing but that thread is restricted.
 func Prepare(spec Spec, st Status) *Prepared {
@@ -52,14 +57,24 @@ func Prepare(spec Spec, st Status) *Prepared {
 			p.c = c
 			p.r.dropped, p.r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter, c.view)
 			unix.Close(c.fd)
+			if p.r.err == nil {
+				// The handler is not known yet: the thread's own calls
+				// pass until it has started the command.
+				p.r.watch, p.r.watchNote, p.r.err = startWatch(c.watch, nil, unix.Gettid())
+			}
 			p.ok = p.r.err == nil
 			close(p.done)
 			if !p.ok {
 				return
 			}
-			if cmd := <-p.jobs; cmd != nil {
-				p.started <- cmd.Start()
+			cmd := <-p.jobs
+			if cmd == nil {
+				p.r.watch.Close()
+				return
 			}
+			err := cmd.Start()
+			p.r.watch.selfDone()
+			p.started <- err
 		})
 	}()
 	return p
@@ -74,15 +89,17 @@ func Prepare(spec Spec, st Status) *Prepared {
 // spec.Required (tests use this to see how older kernels are treated); an
 // ABI the kernel does not have fails without starting the command.
 func StartPrepared(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, error) {
-	return startWith(cmd, spec, st, pre)
+	a, _, err := startWith(cmd, spec, st, pre, nil)
+	return a, err
 }
 
 // start starts cmd on the prepared thread, when there is one for spec and
-// st; ok is false when the caller must start cmd itself. The prepared
-// thread is used up either way.
-func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status) (a Applied, ok bool, err error) {
+// st, watching changes with handle when the spec asks; ok is false when
+// the caller must start cmd itself. The prepared thread is used up
+// either way.
+func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status, handle func(Change) error) (a Applied, w *Watch, ok bool, err error) {
 	if p == nil {
-		return Applied{}, false, nil
+		return Applied{}, nil, false, nil
 	}
 	<-p.done
 	p.mu.Lock()
@@ -90,29 +107,31 @@ func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status) (a Applied, ok boo
 	p.used = true
 	p.mu.Unlock()
 	if used || !p.ok {
-		return Applied{}, false, nil
+		return Applied{}, nil, false, nil
 	}
 	if !reflect.DeepEqual(spec, p.spec) || !reflect.DeepEqual(st, p.st) {
 		p.jobs <- nil
-		return Applied{}, false, nil
+		return Applied{}, nil, false, nil
 	}
 	closeNull, err := nullStdio(cmd)
 	if err != nil {
 		p.jobs <- nil
-		return p.c.a, true, err
+		return p.c.a, nil, true, err
 	}
 	defer closeNull()
 	if p.c.view != nil && cmd.Dir == "" {
 		if cmd.Dir, err = viewDir(spec); err != nil {
 			p.jobs <- nil
-			return p.c.a, true, err
+			return p.c.a, nil, true, err
 		}
 	}
+	p.r.watch.setHandler(handle)
 	p.jobs <- cmd
 	if err := <-p.started; err != nil {
-		return p.c.a, true, err
+		p.r.watch.Close()
+		return p.c.a, nil, true, err
 	}
-	return p.c.applied(p.r.dropped), true, nil
+	return p.c.applied(p.r.dropped).watching(p.r.watch, p.r.watchNote), p.r.watch, true, nil
 }
 
 // Wait blocks until the background work has ended.

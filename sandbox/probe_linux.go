@@ -16,6 +16,7 @@ import (
 func Probe() Status {
 	s := Status{TerminalInjection: legacyTIOCSTI()}
 	s.Seccomp, s.SeccompErr = probeSeccomp()
+	s.Watch, s.WatchErr = probeWatch()
 	s.View, s.ViewErr, s.ViewHint = probeView()
 	v, err := llsys.LandlockGetABIVersion()
 	if err != nil {

@@ -143,6 +143,12 @@ type Spec struct {
 	// covered, as are those of the writable trees but the workspace.
 	MaskSockets []string `json:"mask_sockets,omitempty"`
 	SocketDirs  []string `json:"socket_dirs,omitempty"`
+
+	// Watch shows every change the command and its descendants are about
+	// to make to the file system to a handler, before the kernel makes it
+	// (StartWatched). Where the kernel cannot (Status.Watch), the command
+	// runs unwatched and Applied says why.
+	Watch bool `json:"watch,omitempty"`
 }
 
 // restrictsTCP reports whether the spec limits TCP beyond refusing to
@@ -175,6 +181,9 @@ type Applied struct {
 	Seccomp bool `json:"seccomp,omitempty"`
 	// View is true when the command runs in the private mount view.
 	View bool `json:"view,omitempty"`
+	// Watched is true when every change the command makes to files is
+	// shown to the handler first (Spec.Watch).
+	Watched bool `json:"watched,omitempty"`
 	// Absent are Spec.Later paths that did not exist when the command
 	// started: a mount cannot keep a missing file read-only, so the caller
 	// looks at them again when the command has ended.
@@ -207,6 +216,9 @@ func (a Applied) Summary() string {
 	if a.View {
 		parts = append(parts, "read-only view")
 	}
+	if a.Watched {
+		parts = append(parts, "changes watched")
+	}
 	return fmt.Sprintf("confined by Landlock ABI %d: %s", a.ABI, strings.Join(parts, ", "))
 }
 
@@ -234,6 +246,11 @@ type Status struct {
 	View     bool   `json:"view"`
 	ViewErr  string `json:"view_error,omitempty"`
 	ViewHint string `json:"view_hint,omitempty"`
+	// Watch is true when mnemos can see each change a confined command
+	// makes to files before it happens (Spec.Watch: seccomp user
+	// notification, amd64 and arm64); WatchErr says why not.
+	Watch    bool   `json:"watch"`
+	WatchErr string `json:"watch_error,omitempty"`
 }
 
 // WithABI is s on a kernel whose Landlock ABI is abi (0: none), as
@@ -243,6 +260,9 @@ func (s Status) WithABI(abi int) Status {
 	s.ABI, s.Enforced = abi, abi >= 1
 	if abi < 1 && s.Seccomp {
 		s.Seccomp, s.SeccompErr = false, "the seccomp filter is installed with the Landlock domain, which this kernel cannot make"
+	}
+	if abi < 1 && s.Watch {
+		s.Watch, s.WatchErr = false, "changes are watched by a filter installed with the Landlock domain, which this kernel cannot make"
 	}
 	return s
 }

@@ -39,6 +39,22 @@ func Start(cmd *exec.Cmd, spec Spec) (Applied, error) {
 	return start(cmd, spec, Probe())
 }
 
+// StartWatched is StartPrepared for a spec that watches changes
+// (Spec.Watch): handle sees each change the command and its descendants
+// are about to make to the file system, before the kernel makes it (see
+// Change for what is reported). A nil error lets the call proceed; an
+// error fails it, with its errno when it is a syscall.Errno, EPERM
+// otherwise. Calls wait while handle runs, one at a time.
+//
+// The returned Watch is nil when nothing is watched: the spec did not
+// ask, or the kernel could not (Applied.Watched is false and a note says
+// why); the command runs all the same. Otherwise the caller closes it
+// once the command and what it left running have been waited for
+// (ReapLeftovers), and reads what it served.
+func StartWatched(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared, handle func(Change) error) (Applied, *Watch, error) {
+	return startWith(cmd, spec, st, pre, handle)
+}
+
 // handled is what a ruleset restricts.
 type handled struct{ fs, net, scoped uint64 }
 
@@ -86,61 +102,81 @@ func handledFor(st Status, s Spec) (h handled, notes []string) {
 // start is Start on a kernel described by st. Tests pass an older ABI than
 // the running kernel's to check the downgrades.
 func start(cmd *exec.Cmd, spec Spec, st Status) (Applied, error) {
-	return startWith(cmd, spec, st, nil)
+	a, _, err := startWith(cmd, spec, st, nil, nil)
+	return a, err
 }
 
+// errNoHandler refuses to start a watched spec without a handler.
+var errNoHandler = errors.New("sandbox: a spec that watches changes needs a handler (StartWatched)")
+
 // startWith is start, on the thread pre confined ahead when pre was made
-// for this very spec and kernel (see Prepare).
-func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared) (Applied, error) {
-	if err := closeInheritedOnExec(); err != nil {
-		return Applied{ABI: st.ABI}, err
+// for this very spec and kernel (see Prepare), watching changes with
+// handle when the spec asks.
+func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared, handle func(Change) error) (Applied, *Watch, error) {
+	if spec.Watch && handle == nil {
+		pre.Close()
+		return Applied{ABI: st.ABI}, nil, errNoHandler
 	}
-	if a, ok, err := pre.start(cmd, spec, st); ok {
-		return a, err
+	if err := closeInheritedOnExec(); err != nil {
+		return Applied{ABI: st.ABI}, nil, err
+	}
+	if a, w, ok, err := pre.start(cmd, spec, st, handle); ok {
+		return a, w, err
 	}
 	c, err := confinement(spec, st)
 	if err != nil || c.unconfined {
 		if err == nil {
 			err = cmd.Start()
 		}
-		return c.a, err
+		return c.a, nil, err
 	}
 	defer unix.Close(c.fd)
 	closeNull, err := nullStdio(cmd)
 	if err != nil {
-		return c.a, err
+		return c.a, nil, err
 	}
 	defer closeNull()
 	if c.view != nil && cmd.Dir == "" {
 		if cmd.Dir, err = viewDir(spec); err != nil {
-			return c.a, err
+			return c.a, nil, err
 		}
 	}
 	if c.helper {
-		if err := startHelper(cmd, c); err != nil {
-			return c.a, err
+		w, note, err := startHelper(cmd, c, handle)
+		if err != nil {
+			return c.a, nil, err
 		}
-		return c.applied(false), nil
+		return c.applied(false).watching(w, note), w, nil
 	}
 	if err := undumpable(); err != nil {
-		return c.a, err
+		return c.a, nil, err
 	}
 	var r confined
 	onDisposableThread(func() {
-		if r.dropped, r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter, c.view); r.err == nil {
-			r.err = cmd.Start()
+		if r.dropped, r.err = confineThread(c.fd, !spec.KeepCapabilities, c.filter, c.view); r.err != nil {
+			return
 		}
+		if r.watch, r.watchNote, r.err = startWatch(c.watch, handle, unix.Gettid()); r.err != nil {
+			return
+		}
+		r.err = cmd.Start()
+		r.watch.selfDone()
 	})
 	if r.err != nil {
-		return c.a, r.err
+		r.watch.Close()
+		return c.a, nil, r.err
 	}
-	return c.applied(r.dropped), nil
+	return c.applied(r.dropped).watching(r.watch, r.watchNote), r.watch, nil
 }
 
 // confined is what confining a thread did.
 type confined struct {
 	dropped bool
 	err     error
+	// watch serves the changes the command makes, nil when unwatched;
+	// watchNote says why the kernel refused to watch.
+	watch     *Watch
+	watchNote string
 }
 
 // confinementOf is everything a confined start needs but the thread: the
@@ -156,6 +192,9 @@ type confinementOf struct {
 	helper      bool
 	h           handled
 	tcpByFilter bool
+	// watch is the filter that traps changes to files (Spec.Watch), nil
+	// when they are not watched.
+	watch []unix.SockFilter
 	// unconfined: the kernel has no Landlock and the spec does not
 	// require it; the command starts as it is.
 	unconfined bool
@@ -167,6 +206,27 @@ func (c confinementOf) applied(dropped bool) Applied {
 	a.Enforced, a.FS, a.Seccomp = true, true, c.filter != nil
 	a.Net, a.Scoped, a.DroppedCaps = c.h.net != 0 || c.tcpByFilter, c.h.scoped != 0, dropped
 	a.View = c.view != nil
+	return a
+}
+
+// watchNote is a's notes, with why changes are not watched unless ok.
+func (a Applied) watchNote(ok bool, why string) []string {
+	if ok {
+		return a.Notes
+	}
+	if why == "" {
+		why = "the kernel cannot show them to mnemos"
+	}
+	return append(a.Notes, "changes are not watched: "+why)
+}
+
+// watching is a once w watches the command's changes, or note says why
+// the kernel refused.
+func (a Applied) watching(w *Watch, note string) Applied {
+	a.Watched = w != nil
+	if note != "" {
+		a.Notes = append(a.Notes, note)
+	}
 	return a
 }
 
@@ -188,6 +248,9 @@ func confinement(spec Spec, st Status) (confinementOf, error) {
 			return c, fmt.Errorf("%w: %s", ErrUnenforceable, st.Note())
 		}
 		c.a.Notes = append(c.a.Notes, "no Landlock on this kernel: the command runs unconfined")
+		if spec.Watch {
+			c.a.Notes = c.a.watchNote(false, "no Landlock domain to install the watch with")
+		}
 		c.unconfined = true
 		return c, nil
 	}
@@ -215,6 +278,15 @@ func confinement(spec Spec, st Status) (confinementOf, error) {
 			why = "no seccomp filter"
 		}
 		c.a.Notes = append(c.a.Notes, why+": UDP, MPTCP and other sockets, io_uring and TIOCSTI are not restricted")
+	}
+	if spec.Watch {
+		why := st.WatchErr
+		if st.Watch {
+			if c.watch, err = watchProgramFor(runtime.GOARCH); err != nil {
+				why = err.Error()
+			}
+		}
+		c.a.Notes = c.a.watchNote(c.watch != nil, why)
 	}
 	if c.fd, err = buildRuleset(c.h, p, spec, &c.a); err != nil {
 		return c, fmt.Errorf("build the Landlock ruleset: %w", err)

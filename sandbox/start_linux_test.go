@@ -51,6 +51,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if spec := os.Getenv("SANDBOX_TEST_WATCH_PARENT"); spec != "" {
+		os.Exit(watchParent(spec))
+	}
+	if op := os.Getenv("SANDBOX_TEST_FS"); op != "" {
+		os.Exit(fsHelper(op, os.Args[1:]))
+	}
 	if os.Getenv("SANDBOX_TEST_MAIN_THREAD") != "" {
 		os.Exit(mainThreadHelper())
 	}
