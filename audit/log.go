@@ -33,6 +33,8 @@ const (
 	KindChannelDelivered  = "channel.delivered"
 	KindChannelFailed     = "channel.failed"
 	KindExtensionPrefix   = "extension."
+	// KindJournalUndo: mnemos undo put back what runs changed.
+	KindJournalUndo = "journal.undo"
 	// KindAuditKeyed is written by EnsureKey when it makes the key for a
 	// log that already holds lines: the keyed part starts there.
 	KindAuditKeyed = "audit.keyed"

@@ -342,14 +342,19 @@ func (j *Journal) Diff(id string) (string, error) {
 		if c.Since {
 			fmt.Fprintf(&b, "# %s changed again after the run: the diff shows it as it is now\n", c.Path)
 		}
-		b.Write(diff.Diff(label("a", oldName), old, label("b", curName), cur))
+		b.Write(diff.Diff(label("a", oldName, lg.Head.WS), old, label("b", curName, lg.Head.WS), cur))
 	}
 	return b.String(), nil
 }
 
-func label(side, name string) string {
+// label names a side of a diff as git does (a/path, b/path), the path
+// relative to the workspace.
+func label(side, name, ws string) string {
 	if name == "/dev/null" {
 		return name
+	}
+	if rel, ok := within(ws, name); ok {
+		return side + "/" + rel
 	}
 	return side + name
 }

@@ -186,7 +186,9 @@ func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) ([]Confl
 	}
 	for i, t := range runs {
 		if t.rec.UndoneBy != "" && !undoing[t.rec.UndoneBy] {
+			// Its paths changed since: by the undo.
 			add(Conflict{Run: t.rec.ID, Why: "was undone already, by run " + t.rec.UndoneBy})
+			continue
 		}
 		ws := t.lg.Head.WS
 		first := map[string]int64{}

@@ -65,6 +65,8 @@ type CLI struct {
 	Extensions ExtensionsCmd `cmd:"" help:"Admit an extension's manifest; list and revoke extensions."`
 	Audit      AuditCmd      `cmd:"" help:"Show and verify the audit log."`
 	Sandbox    SandboxCmd    `cmd:"" help:"Show what the kernel's sandbox can enforce."`
+	Changes    ChangesCmd    `cmd:"" help:"Show what runs changed in the workspace: mnemos changes [RUN|--last|--session ID] [--diff]."`
+	Undo       UndoCmd       `cmd:"" help:"Put back what a run changed: mnemos undo RUN|--last|--session ID [--dry-run] [--force]."`
 	Hook       HookCmd       `cmd:"" help:"Put mnemos in front of an agent's tools: mnemos hook install AGENT wires it, mnemos hook doctor proves it works; the agent runs mnemos hook AGENT."`
 	Install    InstallCmd    `cmd:"" help:"Wire mnemos into an agent's settings (same as mnemos hook install): claude-code, codex, gemini, cursor, copilot or amp."`
 	Uninstall  UninstallCmd  `cmd:"" help:"Take mnemos out of an agent's settings (same as mnemos hook uninstall)."`

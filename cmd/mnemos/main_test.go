@@ -107,6 +107,8 @@ func scriptParams() testscript.Params {
 			return false, errors.New("unknown condition " + cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// journalrun OP... feeds the journal a run (journalcmd_test.go).
+			"journalrun": journalRun,
 			// exits N PROG [ARG...] runs PROG and checks its exit status.
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) < 2 {
