@@ -335,7 +335,7 @@ func (j *Journal) Diff(id string) (string, error) {
 		}
 		if !isText(old) || !isText(cur) {
 			if !bytes.Equal(old, cur) {
-				fmt.Fprintf(&b, "Binary files %s and %s differ\n", oldName, curName)
+				fmt.Fprintf(&b, "Binary files %s and %s differ\n", label("a", oldName, lg.Head.WS), label("b", curName, lg.Head.WS))
 			}
 			continue
 		}

@@ -576,3 +576,26 @@ func TestFindAndErrors(t *testing.T) {
 		t.Errorf("Before(relative) = %v", err)
 	}
 }
+
+// TestSecurityLogPathsStayInTheWorkspace: a log whose entries name a path
+// climbing out of the workspace is refused whole, so undo never writes
+// where the run could not have.
+func TestSecurityLogPathsStayInTheWorkspace(t *testing.T) {
+	w := newWS(t, Options{})
+	w.file("a", "A", 0o644)
+	r := w.begin()
+	w.write("a", "B")
+	w.finish()
+	data, err := os.ReadFile(w.j.logPath(r.ID()))
+	w.must(err)
+	for _, bad := range []string{`"p":"../../escape"`, `"p":"/x/../y"`} {
+		forged := strings.Replace(string(data), `"p":"a"`, bad, 1)
+		w.must(os.WriteFile(w.j.logPath(r.ID()), []byte(forged), 0o600))
+		if _, err := w.j.Undo([]string{r.ID()}, UndoOptions{Force: true}); err == nil {
+			t.Errorf("a log naming %s was undone", bad)
+		}
+	}
+	if data, _ := os.ReadFile(w.p("a")); string(data) != "B" {
+		t.Errorf("a = %q: the forged log was acted on", data)
+	}
+}

@@ -112,6 +112,9 @@ func parseLog(id string, data []byte) (*runLog, error) {
 			if r.T != "run" || r.ID != id {
 				return nil, fmt.Errorf("journal: run %s: the log does not start with its header", id)
 			}
+			if !filepath.IsAbs(r.WS) || filepath.Clean(r.WS) != r.WS {
+				return nil, fmt.Errorf("journal: run %s: the workspace %q is not a clean absolute path", id, r.WS)
+			}
 			if r.V > logVersion {
 				return nil, fmt.Errorf("journal: run %s: written by a newer mnemos (log version %d)", id, r.V)
 			}
@@ -120,8 +123,16 @@ func parseLog(id string, data []byte) (*runLog, error) {
 		}
 		switch r.T {
 		case "e":
+			for _, p := range []string{r.P, r.P2} {
+				if p != "" && !filepath.IsLocal(p) && (!filepath.IsAbs(p) || filepath.Clean(p) != p) {
+					return nil, fmt.Errorf("journal: run %s: an entry names %q, neither a path in the workspace nor a clean absolute one", id, p)
+				}
+			}
 			lg.Entries = append(lg.Entries, r)
 		case "after":
+			if !filepath.IsLocal(r.P) {
+				return nil, fmt.Errorf("journal: run %s: a state names %q, not a path in the workspace", id, r.P)
+			}
 			if r.S != nil {
 				lg.After[r.P] = *r.S
 			}

@@ -63,6 +63,9 @@ func summarize(kind string, attrs map[string]any) string {
 	if strings.HasPrefix(kind, "channel.") {
 		keys = append([]string{"channel"}, append(keys, "error")...)
 	}
+	if kind == audit.KindJournalUndo {
+		keys = []string{"runs", "forced"}
+	}
 	for _, k := range keys {
 		v, ok := attrs[k]
 		if !ok {
@@ -83,6 +86,9 @@ func summarize(kind string, attrs map[string]any) string {
 			b, _ := json.Marshal(t)
 			parts = append(parts, k+"="+oneLine(string(b)))
 		}
+	}
+	if r, ok := attrs["restored"].([]any); ok && kind == audit.KindJournalUndo {
+		parts = append(parts, fmt.Sprintf("restored=%d paths", len(r)))
 	}
 	if sb, ok := attrs["sandbox"].(map[string]any); ok && kind == "run.finished" {
 		parts = append(parts, sandboxParts(sb)...)
