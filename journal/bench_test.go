@@ -33,6 +33,31 @@ func BenchmarkBeforeKeep1MiB(b *testing.B) {
 	}
 }
 
+// BenchmarkBeforeKeep1MiBInRun: the same, in a run whose log exists
+// already (each iteration a new file).
+func BenchmarkBeforeKeep1MiBInRun(b *testing.B) {
+	dir := b.TempDir()
+	j, _ := Open(Options{Dir: filepath.Join(dir, "journal")})
+	defer j.Close()
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o755)
+	r, _ := j.Begin(RunInfo{Workspace: ws})
+	defer r.Finish()
+	r.Before(Write, filepath.Join(ws, "first"), "")
+	data := make([]byte, 1<<20)
+	b.SetBytes(1 << 20)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		data[0], data[1], data[2] = byte(i), byte(i>>8), byte(i>>16)
+		f := filepath.Join(ws, fmt.Sprintf("f%d", i))
+		os.WriteFile(f, data, 0o644)
+		b.StartTimer()
+		if err := r.Before(Write, f, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkBefore10000Creates: a run that makes 10 000 small files, each
 // create recorded first (the calls themselves not counted).
 func BenchmarkBefore10000Creates(b *testing.B) {

@@ -193,7 +193,8 @@ func (r *Run) Before(kind Kind, path, path2 string) error {
 		path2 = filepath.Clean(path2)
 		rel2, in2 = r.ours(path2, false)
 	}
-	if !in1 && !in2 {
+	if !in1 && !in2 || two && kind != Link && path == path2 {
+		// Renaming a name to itself changes nothing.
 		return nil
 	}
 	r.mu.Lock()
