@@ -54,6 +54,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("SANDBOX_TEST_WATCH_PARENT"); spec != "" {
 		os.Exit(watchParent(spec))
 	}
+	if mode := os.Getenv("SANDBOX_TEST_RUN"); mode != "" {
+		os.Exit(runMode(mode, os.Args[1:]))
+	}
 	if op := os.Getenv("SANDBOX_TEST_FS"); op != "" {
 		os.Exit(fsHelper(op, os.Args[1:]))
 	}
@@ -225,7 +228,7 @@ type world struct {
 
 const fakeKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a real key\n"
 
-func newWorld(t *testing.T) world {
+func newWorld(t testing.TB) world {
 	t.Helper()
 	root := t.TempDir()
 	w := world{
@@ -256,7 +259,7 @@ func newWorld(t *testing.T) world {
 
 // spec is the default spec for w, plus read and execute on the test
 // binary's directory for the network helper.
-func (w world) spec(t *testing.T, edit func(*Options)) Spec {
+func (w world) spec(t testing.TB, edit func(*Options)) Spec {
 	t.Helper()
 	o := Options{
 		Workspace: w.ws,

@@ -56,8 +56,8 @@ type Change struct {
 	// O_NOFOLLOW or O_EXCL, truncate, chmod and chown without
 	// AT_SYMLINK_NOFOLLOW, link with AT_SYMLINK_FOLLOW), never for the
 	// names a call removes, moves or makes. It may not exist. For Link
-	// it is the existing file, empty when that file has no name (one
-	// made with O_TMPFILE).
+	// it is the existing file; a link that names a file made without a
+	// name (O_TMPFILE) is a Write of the new name.
 	Path string
 	// Path2 is the new name of Rename and Link, the other name of
 	// Exchange; empty otherwise.
@@ -84,9 +84,9 @@ type WatchStats struct {
 	// Refused is the number of calls failed with an errno: by the
 	// handler, or because the call could not be read (fail closed).
 	Refused int
-	// Busy is the time spent serving calls, from receiving each to
-	// answering it, Handler included; Handler is the time in the
-	// handler alone.
+	// Busy is the time spent serving calls, from receiving each until
+	// the answer, Handler included; Handler is the time in the handler
+	// alone.
 	Busy, Handler time.Duration
 	// Err is why the watch stopped serving before the command ended, if
 	// it did (every trapped call failed with ENOSYS from then on).

@@ -423,13 +423,15 @@ func (w *Watch) receive(n *notifBuf) error {
 	start := time.Now()
 	w.stats.Calls++
 	resp, send := w.serve(&n.seccompNotif)
+	// Not counting the answer: the caller, woken on this CPU, may run
+	// before it returns.
+	w.stats.Busy += time.Since(start)
 	if send {
 		r := respBuf{seccompNotifResp: resp}
 		r.ID = n.ID
 		// ENOENT: the caller was interrupted or killed meanwhile.
 		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(w.listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&r)))
 	}
-	w.stats.Busy += time.Since(start)
 	return nil
 }
 
@@ -556,20 +558,23 @@ func (c *caller) decode(s callShape, args *[6]uint64) (ch Change, report bool, e
 	if errno != 0 {
 		return ch, false, errno
 	}
-	if !named {
-		if ch.Kind != ChangeLink {
-			return ch, false, 0
-		}
-		ch.Path = ""
+	if !named && ch.Kind != ChangeLink {
+		return ch, false, 0
 	}
 	if s.path2 >= 0 {
-		ch.Path2, named, errno = c.resolve(dirfdArg(args, s.dirfd2), args[s.path2], false, false)
+		var named2 bool
+		ch.Path2, named2, errno = c.resolve(dirfdArg(args, s.dirfd2), args[s.path2], false, false)
 		if errno != 0 {
 			return ch, false, errno
 		}
-		if !named {
+		if !named2 {
 			return ch, false, unix.ENOENT
 		}
+	}
+	if !named {
+		// A file without a name (O_TMPFILE) gets one: to the file
+		// system, a new file appears there.
+		ch.Kind, ch.Path, ch.Path2 = ChangeWrite, ch.Path2, ""
 	}
 	return ch, true, 0
 }

@@ -58,7 +58,7 @@ func eachWay(t *testing.T, f func(t *testing.T, st Status, way watchWay)) {
 }
 
 // watchSpec is w's default spec for way, watching changes.
-func (w world) watchSpec(t *testing.T, way watchWay) Spec {
+func (w world) watchSpec(t testing.TB, way watchWay) Spec {
 	s := w.spec(t, nil)
 	s.Watch = true
 	s.View, s.ViewByHelper = way.view, way.helper
@@ -157,6 +157,10 @@ func (w world) runWatched(t *testing.T, spec Spec, st Status, pre *Prepared, h f
 		code = ee.ExitCode()
 	}
 	stats := watch.Close()
+	// A thread start made this process undumpable, which keeps a later
+	// helper (in another subtest) from having its user namespace mapped
+	// by a user without privileges: the thread is gone, undo it.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
 	return watchedOutcome{outcome{stdout.String(), stderr.String(), code, a}, stats}
 }
 
@@ -165,6 +169,7 @@ func (w world) runWatched(t *testing.T, spec Spec, st Status, pre *Prepared, h f
 //	exchange A B    renameat2(A, B, RENAME_EXCHANGE)
 //	openat DIR NAME openat(open(DIR), NAME, O_WRONLY|O_CREAT|O_TRUNC)
 //	truncate PATH   truncate(PATH, 0)
+//	tmpfile DIR N   an O_TMPFILE in DIR, linked as DIR/N
 //	readonly PATH   opens PATH without writing, every way
 //	reopen N PATH   opens PATH read-only N times
 //	rewrite N PATH  opens PATH for writing N times
@@ -199,6 +204,15 @@ func fsCall(op string, args []string) error {
 		return err
 	case "truncate":
 		return unix.Truncate(args[0], 0)
+	case "tmpfile":
+		fd, err := unix.Open(args[0], unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := unix.Write(fd, []byte("tmp\n")); err != nil {
+			return err
+		}
+		return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, filepath.Join(args[0], args[1]), unix.AT_SYMLINK_FOLLOW)
 	case "readonly":
 		for _, flags := range []int{unix.O_RDONLY, unix.O_RDONLY | unix.O_APPEND, unix.O_RDONLY | unix.O_NOFOLLOW, unix.O_PATH} {
 			fd, err := unix.Open(args[0], flags|unix.O_CLOEXEC, 0)
@@ -244,7 +258,7 @@ func fsCall(op string, args []string) error {
 // writeFiles makes the files and directories of a test workspace:
 // "dir/" is a directory, "link -> target" a symbolic link, anything else
 // a file holding its own name.
-func writeFiles(t *testing.T, root string, entries ...string) {
+func writeFiles(t testing.TB, root string, entries ...string) {
 	t.Helper()
 	for _, e := range entries {
 		var err error
@@ -285,6 +299,7 @@ echo linked > linkdir/in.txt
 echo followed > lnk.txt
 rm lnk.txt
 SANDBOX_TEST_FS=openat "$T" atdir made.txt
+SANDBOX_TEST_FS=tmpfile "$T" . tmp.txt
 exec 3<reopen.txt
 echo reopened >/proc/self/fd/3
 echo again >/dev/fd/3
@@ -318,6 +333,7 @@ var everyChangeSeen = []string{
 	`write WS/target.txt: "old target.txt" 644`,
 	`unlink WS/lnk.txt: link target.txt`,
 	`write WS/atdir/made.txt: missing`,
+	`write WS/tmp.txt: missing`,
 	`write WS/reopen.txt: "old reopen.txt" 644`,
 	`write WS/reopen.txt: "reopened\n" 644`,
 	`write WS/sub/rel.txt: missing`,
@@ -803,4 +819,187 @@ func mustGetwd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return wd
+}
+
+// runMode runs argv in the working directory confined by the default
+// sandbox, watched when mode is "watch" by a handler that looks at each
+// path as the journal must (lstat), and exits with its status: the
+// command hyperfine times side by side.
+func runMode(mode string, argv []string) int {
+	wd, _ := os.Getwd()
+	exe, _ := os.Executable()
+	spec, err := DefaultSpec(Options{Workspace: wd, Home: os.Getenv("HOME"), TempDirs: []string{os.TempDir()}})
+	if err != nil || len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "runMode:", err)
+		return 2
+	}
+	spec.ReadExec = append(spec.ReadExec, filepath.Dir(exe))
+	spec.Watch = mode == "watch"
+	var handle func(Change) error
+	if spec.Watch {
+		handle = lstatHandler
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "SANDBOX_TEST_RUN=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	a, watch, err := StartWatched(cmd, spec, Probe(), nil, handle)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "runMode:", err)
+		return 2
+	}
+	if spec.Watch && !a.Watched {
+		fmt.Fprintln(os.Stderr, "runMode: not watched:", a.Notes)
+		return 2
+	}
+	_ = cmd.Wait()
+	stats := watch.Close()
+	if os.Getenv("SANDBOX_TEST_STATS") != "" {
+		fmt.Fprintf(os.Stderr, "%+v\n", stats)
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// lstatHandler looks at the path as the least a journal does.
+func lstatHandler(c Change) error {
+	var st unix.Stat_t
+	_ = unix.Lstat(c.Path, &st)
+	return nil
+}
+
+// BenchmarkWatch times whole confined commands, unwatched and watched
+// (by lstatHandler), side by side: 10 000 opens for writing of one file
+// (ns/call is the cost of one trapped call), 10 000 opens for reading
+// (never trapped), writing 10 000 small files (a Go program, and a shell
+// loop), and a command that changes nothing.
+func BenchmarkWatch(b *testing.B) {
+	st := requireWatch(b)
+	const n = 10000
+	cases := []struct {
+		name  string
+		env   string
+		argv  []string
+		calls int
+	}{
+		{"open-write", "SANDBOX_TEST_FS=rewrite", []string{"10000", "f.txt"}, n},
+		{"open-read", "SANDBOX_TEST_FS=reopen", []string{"10000", "f.txt"}, n},
+		{"create-10000-go", "SANDBOX_TEST_FS=create", []string{"10000", "out"}, n},
+		{"create-10000-sh", "", []string{"sh", "-c", `i=0; while [ $i -lt 10000 ]; do echo x > out/f$i; i=$((i+1)); done`}, n},
+		{"no-change", "", []string{"true"}, 0},
+	}
+	for _, c := range cases {
+		for _, watched := range []bool{false, true} {
+			name := c.name + "/unwatched"
+			if watched {
+				name = c.name + "/watched"
+			}
+			b.Run(name, func(b *testing.B) {
+				w := newWorld(b)
+				writeFiles(b, w.ws, "f.txt", "out/")
+				spec := w.watchSpec(b, watchWay{})
+				spec.Watch = watched
+				exe, _ := os.Executable()
+				argv := c.argv
+				if c.env != "" {
+					argv = append([]string{exe}, argv...)
+				}
+				var calls, busy float64
+				for b.Loop() {
+					b.StopTimer()
+					if err := os.RemoveAll(filepath.Join(w.ws, "out")); err != nil {
+						b.Fatal(err)
+					}
+					if err := os.Mkdir(filepath.Join(w.ws, "out"), 0o755); err != nil {
+						b.Fatal(err)
+					}
+					cmd := exec.Command(argv[0], argv[1:]...)
+					cmd.Dir = w.ws
+					cmd.Env = []string{"PATH=/usr/bin:/bin", c.env}
+					var stderr bytes.Buffer
+					cmd.Stderr = &stderr
+					var handle func(Change) error
+					if watched {
+						handle = lstatHandler
+					}
+					b.StartTimer()
+					_, watch, err := StartWatched(cmd, spec, st, nil, handle)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := cmd.Wait(); err != nil {
+						b.Fatalf("%v: %s", err, stderr.String())
+					}
+					stats := watch.Close()
+					calls += float64(stats.Calls)
+					busy += float64(stats.Busy.Nanoseconds())
+				}
+				_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+				if c.calls > 0 {
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.calls), "ns/call")
+				}
+				if calls > 0 {
+					b.ReportMetric(calls/float64(b.N), "trapped/op")
+					b.ReportMetric(busy/calls, "busy-ns/trapped")
+				}
+			})
+		}
+	}
+}
+
+// rm -r removes a tree through directory descriptors: each name is seen
+// under the directory it is in.
+func TestWatchRecursiveRemove(t *testing.T) {
+	st := requireWatch(t)
+	w := newWorld(t)
+	writeFiles(t, w.ws, "tree/", "tree/t1.txt", "tree/sub/", "tree/sub/t2.txt", "tree/sub/l -> ../t1.txt")
+	var r recorder
+	o := w.runWatched(t, w.watchSpec(t, watchWay{}), st, nil, r.handle, nil, "rm", "-r", "tree")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	got := r.seen(w.ws)
+	slices.Sort(got)
+	want := []string{`rmdir WS/tree/sub: dir`, `rmdir WS/tree: dir`, `unlink WS/tree/sub/l: link ../t1.txt`,
+		`unlink WS/tree/sub/t2.txt: "old tree/sub/t2.txt" 644`, `unlink WS/tree/t1.txt: "old tree/t1.txt" 644`}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("seen:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// BenchmarkWatchSetup is the fixed cost of a watch: installing the
+// filter on a thread that then ends, serving, and closing; beside a
+// thread that ends unwatched.
+func BenchmarkWatchSetup(b *testing.B) {
+	requireWatch(b)
+	prog, err := watchProgramFor(runtime.GOARCH)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, watched := range []bool{false, true} {
+		name := "unwatched"
+		if watched {
+			name = "watched"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				var watch *Watch
+				onDisposableThread(func() {
+					if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err == nil && watched {
+						watch, _, err = startWatch(prog, lstatHandler, unix.Gettid())
+					}
+				})
+				if err != nil || watched && watch == nil {
+					b.Fatal(err)
+				}
+				if watched {
+					<-watch.done
+					watch.Close()
+				}
+			}
+		})
+	}
 }
