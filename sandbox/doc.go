@@ -269,6 +269,15 @@
 // command that changed its root (chroot, root's commands only) is
 // resolved from its root.
 //
+// Not shown: changes of times and extended attributes (utimensat,
+// setxattr), which destroy no content; writes through descriptors the
+// command did not open (its standard streams); and writes through a hard
+// link whose other name lies outside the tree the handler cares about (a
+// link made before the run, or one the run makes, which the handler sees
+// as a Link). The handler runs in mnemos, unconfined, while the call
+// waits: it must not wait on what the command holds (open a fifo it made
+// without O_NONBLOCK, take a lock it holds).
+//
 // # Repositories left in the workspace
 //
 // No mount keeps read-only a git repository that does not exist yet, and

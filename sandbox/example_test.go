@@ -66,3 +66,38 @@ func ExampleRefusals() {
 	// the sandbox does not let commands write /usr/share/report.txt; to allow it, add to the policy: sandbox: {write: [/usr/share]}
 	// the sandbox does not let commands connect to example.com:8443: port 8443 is not among its TCP ports; to allow it, add to the policy: sandbox: {ports: [443, 8443]}
 }
+
+// A command watched: each change it is about to make to files is shown
+// first, here printed; a journal would keep what the change destroys, and
+// an error from the handler fails the call.
+func ExampleStartWatched() {
+	home, _ := os.MkdirTemp("", "home")
+	defer os.RemoveAll(home)
+	ws := filepath.Join(home, "project")
+	os.Mkdir(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "note.txt"), []byte("draft\n"), 0o644)
+
+	spec, err := sandbox.DefaultSpec(sandbox.Options{Workspace: ws, Home: home})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	spec.Watch = true
+	st := sandbox.Probe()
+	pre := sandbox.Prepare(spec, st) // may start while the decision is made
+	cmd := exec.Command("sh", "-c", `echo final > note.txt && rm note.txt`)
+	cmd.Dir = ws
+	applied, watch, err := sandbox.StartWatched(cmd, spec, st, pre, func(c sandbox.Change) error {
+		rel, _ := filepath.Rel(ws, c.Path)
+		fmt.Println(c.Kind, rel) // write note.txt, then unlink note.txt
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cmd.Wait()
+	sandbox.ReapLeftovers() // in a process that called BecomeSubreaper
+	stats := watch.Close()  // nil-safe: a run not watched has nothing to close
+	_, _ = applied.Watched, stats.Changes
+}

@@ -345,7 +345,19 @@ func TestSecurityWatchSeesEveryChangeBeforeItHappens(t *testing.T) {
 		w := newWorld(t)
 		writeFiles(t, w.ws, everyChangeFiles...)
 		var r recorder
-		o := w.runWatched(t, w.watchSpec(t, way), st, nil, r.handle, nil, "sh", "-c", everyChange)
+		// The handler runs in mnemos, unconfined: it reads what no grant
+		// reaches.
+		var confined []string
+		handle := func(c Change) error {
+			if _, err := os.ReadFile(filepath.Join(w.outside, "note")); err != nil {
+				confined = append(confined, err.Error())
+			}
+			return r.handle(c)
+		}
+		o := w.runWatched(t, w.watchSpec(t, way), st, nil, handle, nil, "sh", "-c", everyChange)
+		if len(confined) > 0 {
+			t.Errorf("the handler ran confined: %s", confined[0])
+		}
 		if o.code != 0 {
 			t.Fatalf("exit %d: %s", o.code, o.stderr)
 		}
