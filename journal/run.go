@@ -180,13 +180,20 @@ func (r *Run) Before(kind Kind, path, path2 string) error {
 	if !two {
 		path2 = ""
 	}
-	if path == "" || !filepath.IsAbs(path) || two && (path2 == "" || !filepath.IsAbs(path2)) {
+	// A link to a file that has no name (made with O_TMPFILE) comes with
+	// no path: only its new name matters.
+	nameless := kind == Link && path == ""
+	if !nameless && (path == "" || !filepath.IsAbs(path)) || two && (path2 == "" || !filepath.IsAbs(path2)) {
 		// The capture gives absolute paths; anything else is a fault
 		// the journal cannot judge, so the call fails.
 		return syscall.EINVAL
 	}
-	path = filepath.Clean(path)
-	rel1, in1 := r.ours(path, kind == Mkdir || kind == Rmdir)
+	var rel1 string
+	var in1 bool
+	if !nameless {
+		path = filepath.Clean(path)
+		rel1, in1 = r.ours(path, kind == Mkdir || kind == Rmdir)
+	}
 	var rel2 string
 	var in2 bool
 	if two {

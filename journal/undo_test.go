@@ -2,10 +2,13 @@ package journal
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // undoCases: each kind of change, made through Before as the seccomp loop
@@ -93,6 +96,18 @@ var undoCases = []struct {
 	{"hard link made, then written", func(w *ws) { w.file("a", "one", 0o644) }, func(w *ws) {
 		w.link("a", "b")
 		w.write("b", "two")
+	}},
+	{"file made with O_TMPFILE and linked", nil, func(w *ws) {
+		w.before(Write, ".", "")
+		fd, err := unix.Open(w.dir, unix.O_TMPFILE|unix.O_WRONLY, 0o644)
+		w.must(err)
+		defer unix.Close(fd)
+		_, err = unix.Write(fd, []byte("anonymous"))
+		w.must(err)
+		if err := w.r.Before(Link, "", w.p("named")); err != nil {
+			w.t.Fatal(err)
+		}
+		w.must(unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", fd), unix.AT_FDCWD, w.p("named"), unix.AT_SYMLINK_FOLLOW))
 	}},
 	{"exchange", func(w *ws) { w.file("a", "A", 0o644); w.file("d/x", "X", 0o600) }, func(w *ws) {
 		w.exchange("a", "d")
