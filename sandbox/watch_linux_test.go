@@ -593,8 +593,18 @@ if rm victim.txt; then echo removed; else echo kept; fi`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var stderr bytes.Buffer
-		parent.Stderr = &stderr
+		// A file, not a buffer: the command keeps the parent's stderr
+		// after the parent is gone.
+		errFile, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer errFile.Close()
+		parent.Stderr = errFile
+		stderr := func() string {
+			b, _ := os.ReadFile(errFile.Name())
+			return string(b)
+		}
 		if err := parent.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -619,7 +629,7 @@ if rm victim.txt; then echo removed; else echo kept; fi`)
 		if !ok || err != nil {
 			_ = parent.Process.Kill()
 			_, _ = parent.Process.Wait()
-			t.Fatalf("no ready line (%q): %s", ready, stderr.String())
+			t.Fatalf("no ready line (%q): %s", ready, stderr())
 		}
 		defer unix.Kill(pid, unix.SIGKILL)
 		if err := parent.Process.Kill(); err != nil {
@@ -644,8 +654,8 @@ if rm victim.txt; then echo removed; else echo kept; fi`)
 		if b, err := os.ReadFile(filepath.Join(w.ws, "victim.txt")); string(b) != "old victim.txt" {
 			t.Errorf("victim.txt holds %q (%v)", b, err)
 		}
-		if !strings.Contains(stderr.String(), "seen write "+filepath.Join(w.ws, "first.txt")) {
-			t.Errorf("the parent did not watch: %s", stderr.String())
+		if !strings.Contains(stderr(), "seen write "+filepath.Join(w.ws, "first.txt")) {
+			t.Errorf("the parent did not watch: %s", stderr())
 		}
 	})
 }
