@@ -599,3 +599,40 @@ func TestSecurityLogPathsStayInTheWorkspace(t *testing.T) {
 		t.Errorf("a = %q: the forged log was acted on", data)
 	}
 }
+
+// TestRunsByTicket: Filter.Tickets selects the runs that spent one of the
+// tickets given, exactly; a run without a ticket, or with another, is
+// left out, and a run undone still says so.
+func TestRunsByTicket(t *testing.T) {
+	w := newWS(t, Options{})
+	run := func(ticket, name string) string {
+		r, err := w.j.Begin(RunInfo{Workspace: w.dir, Argv: []string{"touch", name}, Ticket: ticket})
+		w.must(err)
+		w.r = r
+		w.write(name, "x")
+		w.finish()
+		return r.ID()
+	}
+	a := run("aaaa", "a")
+	run("", "none")
+	run("aaaab", "b")
+	c := run("cccc", "c")
+	if _, err := w.j.Undo([]string{c}, UndoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := w.j.Runs(Filter{Tickets: []string{"aaaa", "cccc"}})
+	w.must(err)
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.ID+":"+r.Ticket)
+	}
+	if len(runs) != 2 || runs[0].ID != c || runs[1].ID != a {
+		t.Fatalf("runs of tickets aaaa and cccc: %v", got)
+	}
+	if runs[0].UndoneBy == "" {
+		t.Errorf("the run undone is not said to be: %+v", runs[0])
+	}
+	if runs, err := w.j.Runs(Filter{Tickets: []string{}}); err != nil || len(runs) != 0 {
+		t.Errorf("no ticket given: %d runs, %v", len(runs), err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,6 +45,9 @@ type RunRecord struct {
 type Filter struct {
 	Workspace string
 	Session   string
+	// Tickets, when not nil, selects the runs that spent one of these
+	// tickets (RunInfo.Ticket): the runs approvals let through.
+	Tickets []string
 }
 
 // Runs lists the runs that changed something, newest first. A run found
@@ -69,7 +73,8 @@ func (j *Journal) Runs(f Filter) ([]RunRecord, error) {
 		for _, u := range p.Head.Undoes {
 			undone[u] = id
 		}
-		if f.Workspace != "" && p.Head.WS != f.Workspace || f.Session != "" && p.Head.Session != f.Session {
+		if f.Workspace != "" && p.Head.WS != f.Workspace || f.Session != "" && p.Head.Session != f.Session ||
+			f.Tickets != nil && (p.Head.Ticket == "" || !slices.Contains(f.Tickets, p.Head.Ticket)) {
 			continue
 		}
 		rec, err := j.record(p)

@@ -20,6 +20,15 @@
 //     no Referer; every request must name the bound address in its Host
 //     header (DNS rebinding); every POST carries a CSRF token bound to the
 //     session; a GET never changes anything;
+//   - under each approval answered and spent, the runs it let through
+//     (those whose journal record carries its token as their ticket) and
+//     what they changed in the workspace, with an undo behind a
+//     confirmation (GET /undo/RUN asks, POST /undo does it, with the
+//     session's CSRF token, for the runs of the page identity's own
+//     approvals only); an undo refused because paths changed since the
+//     run lists them and offers the forced undo behind a second
+//     confirmation; journal.undo is audited as page:NAME (journal.go,
+//     undo.go);
 //   - the Telegram bot (seed 002, chapter 7): cards with inline buttons,
 //     long polling, the callback dispatcher, pairing of a Telegram user
 //     with a requester identity;

@@ -97,6 +97,10 @@ type Config struct {
 	Webhooks *Retrier
 	// Mailers are the policy's email channels.
 	Mailers []*Mailer
+	// Journal, when set, is where the page finds what the runs an
+	// approval let through changed, and undoes them (journal.undo is
+	// written to Audit).
+	Journal Journal
 }
 
 // Server is a running mnemos serve.
@@ -113,6 +117,7 @@ type Server struct {
 	web    *http.Server
 
 	mu     sync.Mutex
+	undoMu sync.Mutex        // one undo at a time
 	flash  map[string]string // session -> message for its next page
 	wg     sync.WaitGroup
 	closed chan struct{}

@@ -52,7 +52,11 @@ type historyView struct {
 	// Status is the request's status, a word (a class name on the page);
 	// Territory what an approval conceded beyond once, if anything.
 	ID, Status, Territory, When, Summary, By, Host string
-	at                                             time.Time
+	// Runs are the runs an approval let through (its ticket spent), with
+	// what they changed in the workspace (journal.go).
+	Runs      []runView
+	at        time.Time
+	requester approvals.Identity
 }
 
 // view is what the page shows: the requests waiting (newest first), and
@@ -86,7 +90,33 @@ func (s *Server) view(r *http.Request, sid string) (pageData, error) {
 	if len(d.History) > historyLimit {
 		d.History = d.History[:historyLimit]
 	}
+	s.attachRuns(d.History)
 	return d, nil
+}
+
+// attachRuns adds to each approval shown the runs it let through, with
+// their changes. A journal that cannot be read leaves the history as it
+// is (and says so in serve's log).
+func (s *Server) attachRuns(hs []historyView) {
+	if s.cfg.Journal == nil {
+		return
+	}
+	approved := map[string]approvals.Identity{}
+	for _, h := range hs {
+		if h.Status == string(approvals.StatusApproved) {
+			approved[h.ID] = h.requester
+		}
+	}
+	runs, err := runsOf(s.cfg.Journal, approved)
+	if err != nil {
+		s.cfg.Log.Error("read the journal", "err", err)
+		return
+	}
+	for i := range hs {
+		for _, r := range runs[hs[i].ID] {
+			hs[i].Runs = append(hs[i].Runs, viewRun(s.cfg.Journal, r, pageChanges, hs[i].requester == s.cfg.Identity))
+		}
+	}
 }
 
 func (s *Server) card(p approvals.Pending, now time.Time) cardView {
@@ -159,7 +189,8 @@ func concessions(p approvals.Pending) []choice {
 }
 
 func history(p approvals.Pending, st approvals.Status) historyView {
-	h := historyView{ID: p.Token, Status: string(st), Summary: summary(p), Host: approvals.Printable(p.Host), at: p.ExpiresAt}
+	h := historyView{ID: p.Token, Status: string(st), Summary: summary(p), Host: approvals.Printable(p.Host), at: p.ExpiresAt,
+		requester: p.Requester()}
 	if p.DecisionAt != nil {
 		h.at = *p.DecisionAt
 	}

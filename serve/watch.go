@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -148,11 +149,27 @@ func (s *Server) fingerprint(ctx context.Context) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
+	approved := map[string]approvals.Identity{}
 	for _, p := range append(open, recent...) {
 		b.WriteString(p.Token)
 		b.WriteByte(':')
 		b.WriteString(string(p.StatusAt(now)))
 		b.WriteByte(';')
+		if p.StatusAt(now) == approvals.StatusApproved {
+			approved[p.Token] = p.Requester()
+		}
+	}
+	// The runs the approvals let through, as they end or are undone.
+	if s.cfg.Journal != nil {
+		runs, err := runsOf(s.cfg.Journal, approved)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range recent {
+			for _, r := range runs[p.Token] {
+				fmt.Fprintf(&b, "%s:%s:%d:%s;", r.ID, r.State, r.Entries, r.UndoneBy)
+			}
+		}
 	}
 	return b.String(), nil
 }

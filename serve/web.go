@@ -47,6 +47,8 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /request/{id}", s.one)
 	mux.HandleFunc("POST /answer", s.answer)
+	mux.HandleFunc("GET /undo/{run}", s.undoPage)
+	mux.HandleFunc("POST /undo", s.undo)
 	mux.HandleFunc("GET /static/app.js", static("text/javascript; charset=utf-8", appJS))
 	mux.HandleFunc("GET /static/style.css", static("text/css; charset=utf-8", styleCSS))
 	return s.guard(mux)
@@ -249,8 +251,9 @@ func (s *Server) one(w http.ResponseWriter, r *http.Request) {
 		c.CSRF = s.sess.csrf(sid)
 		d.Card = &c
 	default:
-		h := history(p, p.StatusAt(now))
-		d.Done = &h
+		hs := []historyView{history(p, p.StatusAt(now))}
+		s.attachRuns(hs)
+		d.Done = &hs[0]
 	}
 	s.render(w, http.StatusOK, "one", d)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/journal"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/serve"
 )
@@ -65,6 +66,14 @@ func (c *ServeCmd) Run(a *app) error {
 		Now:      a.now,
 		Watch:    []string{paths.DBFile, paths.DBFile + "-wal"},
 	}
+	// The runs an approval let through, with what they changed, and
+	// their undo (journal.undo in the audit log).
+	j, err := journal.Open(journalOptions(paths))
+	if err != nil {
+		return &exitError{code: exitConfig, msg: err.Error()}
+	}
+	defer j.Close()
+	cfg.Journal = j
 	if paths.SecretsDir == paths.StateDir {
 		// An older serve still holds the older layout: no socket there.
 		cfg.Socket = ""
