@@ -45,10 +45,17 @@ func journalFixture(t *testing.T, tweak ...func(*Config)) (*fixture, *journal.Jo
 // run then carries (gate.Decision.Ticket).
 func (f *fixture) spend(p approvals.Pending) string {
 	f.t.Helper()
-	ctx := context.Background()
-	if _, err := f.g.Approve(ctx, p.Token, p.Requester(), gate.ApproveOptions{}); err != nil {
+	if _, err := f.g.Approve(context.Background(), p.Token, p.Requester(), gate.ApproveOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
+	return f.rerun(p)
+}
+
+// rerun spends the ticket of p, approved, as its rerun under mnemos run
+// does, and returns it.
+func (f *fixture) rerun(p approvals.Pending) string {
+	f.t.Helper()
+	ctx := context.Background()
 	dec, err := f.g.Decide(ctx, gate.Request{Argv: p.Details.Argv, Cwd: f.ws, Channel: p.Channel, Sender: p.Sender}, gate.Mode{SpendTicket: true})
 	if err != nil {
 		f.t.Fatal(err)
@@ -408,5 +415,100 @@ func TestPageShowsRunsAsTheyEnd(t *testing.T) {
 	ev := waitEvent(t, events, "deleted")
 	if !strings.Contains(ev, run) || !strings.Contains(ev, "calc.go") || !strings.Contains(ev, `href="/undo/`+run+`"`) {
 		t.Fatalf("the event lacks the change:\n%s", ev)
+	}
+}
+
+// TestTerminalUndo: approvals watch shows each run an approval of its
+// identity let through when it ends, with what it changed (escaped), and
+// u undoes it after a y (n leaves it); a path changed since makes it
+// refuse, listing it, and ask again before forcing. journal.undo records
+// terminal:dev. Another identity's runs are not shown.
+func TestTerminalUndo(t *testing.T) {
+	f, j := journalFixture(t)
+	esc := "x\x1b]0;owned\x07\r\nmnemos undid everything"
+	f.writeFile("calc.go", "package calc\n")
+	f.writeFile(esc, "evil\n")
+	f.writeFile("notes.txt", "notes\n")
+	tm := f.terminalWith(&Terminal{Identity: dev, Resolver: f.g, Registry: f.st, Watch: f.cfg.Watch,
+		Poll: 10 * time.Millisecond, Refresh: 100 * time.Millisecond, Journal: j, Audit: f.audit})
+	tm.wait("u undo what a run you approved changed (asks first), q quit")
+	tm.wait("waiting for new requests")
+
+	p := f.ask("rm", "calc.go")
+	tm.wait("--- request " + p.Token)
+	tm.wait("? ")
+	tm.press("a")
+	tm.wait("approved " + p.Token)
+	run := f.jrun(j, f.rerun(p), dev, []string{"rm", "calc.go"}, "rm:calc.go", "rm:"+esc)
+	// Another identity's run is not shown.
+	claude := approvals.Identity{Channel: "claude-code", Sender: "dev"}
+	other := f.park(claude, []string{"rm", "notes.txt"}, 0)
+	otherRun := f.jrun(j, f.spend(other), claude, []string{"rm", "notes.txt"}, "rm:notes.txt")
+
+	shown := tm.wait("mnemos: u undoes it (asks first); mnemos changes " + run + " --diff shows it\n")
+	for _, want := range []string{"approval " + p.Token + " (delete rm calc.go", "let run " + run + " through: 2 changes in " + f.ws + "\n",
+		"  deleted  calc.go\n", `  deleted  x\x1b]0;owned\x07\r\nmnemos undid everything` + "\n"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the run's account lacks %q:\n%s", want, shown)
+		}
+	}
+	tm.press("u")
+	tm.wait("undo run " + run + " (rm calc.go), which approval " + p.Token + " let through? it puts back 2 changes in " + f.ws + " [y/N] ")
+	tm.press("\r")
+	tm.wait("not undone: run " + run + " is left as it is")
+	if _, ok := f.readFile("calc.go"); ok {
+		t.Fatal("the undo answered no was done")
+	}
+	tm.press("u")
+	tm.wait("[y/N] ")
+	tm.press("y")
+	tm.wait("undid run " + run + " (rm calc.go): 2 paths restored; the undo is run ")
+	if got, _ := f.readFile("calc.go"); got != "package calc\n" {
+		t.Fatalf("calc.go after the undo: %q", got)
+	}
+	if got, _ := f.readFile(esc); got != "evil\n" {
+		t.Fatalf("the escaped name after the undo: %q", got)
+	}
+	rec, ok := f.lastUndo()
+	if !ok || rec.Attrs["by"] != "terminal:dev" || rec.Attrs["approval"] != p.Token || rec.Attrs["forced"] != false {
+		t.Fatalf("journal.undo: %v", rec.Attrs)
+	}
+	tm.press("u")
+	tm.wait("no run an approval of yours let through is shown here to undo")
+
+	// Changed since the run: refused with the list, then forced on a
+	// second y.
+	q := f.ask("rm", "notes.txt")
+	tm.wait("--- request " + q.Token)
+	tm.wait("? ")
+	tm.press("a")
+	tm.wait("approved " + q.Token)
+	f.writeFile("notes.txt", "notes\n")
+	edit := f.jrun(j, f.rerun(q), dev, []string{"rm", "notes.txt"}, "write:notes.txt:rewritten\n")
+	tm.wait("let run " + edit + " through: 1 change in ")
+	f.writeFile("notes.txt", "mine since\n")
+	tm.press("u")
+	tm.wait("[y/N] ")
+	tm.press("y")
+	tm.wait("nothing was undone: these paths changed after run " + edit + " ended:\n  notes.txt: changed since run " + edit + " ended\n")
+	tm.wait("undo anyway? what they hold now is overwritten (the undo keeps it: it can be undone too) [y/N] ")
+	if got, _ := f.readFile("notes.txt"); got != "mine since\n" {
+		t.Fatalf("the refused undo changed notes.txt: %q", got)
+	}
+	tm.press("y")
+	tm.wait("undid run " + edit)
+	if got, _ := f.readFile("notes.txt"); got != "notes\n" {
+		t.Fatalf("notes.txt after the forced undo: %q", got)
+	}
+	if rec, _ := f.lastUndo(); rec.Attrs["forced"] != true || rec.Attrs["by"] != "terminal:dev" {
+		t.Fatalf("journal.undo: %v", rec.Attrs)
+	}
+
+	out := tm.out.String()
+	if strings.ContainsAny(out, "\x1b\x07\r") || strings.Contains(out, "\nmnemos undid everything") {
+		t.Fatalf("a file name's control characters reached the terminal: %q", out)
+	}
+	if strings.Contains(out, otherRun) {
+		t.Fatalf("another identity's run is shown:\n%s", out)
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/journal"
 )
 
 // Terminal is mnemos approvals watch: it shows each request of its
@@ -19,7 +21,10 @@ import (
 // answers it with one key: approve once, the contained work of its
 // workspace for its session (when it is contained work), for the
 // session, permanently (with what the gate proposes to remember),
-// reject, or skip. It learns of new requests as serve's page does (the
+// reject, or skip. With the Journal, each run one of its identity's
+// approvals let through is shown when it ends, with what it changed, and
+// u undoes the last one shown after a y/N (a second y/N before forcing
+// over paths changed since). It learns of new requests as serve's page does (the
 // state's notifications, or the database's files watched; the registry
 // read when they say so and every Refresh) and answers through the
 // Resolver, as `mnemos approvals approve` and `deny` do: the registry's
@@ -53,6 +58,12 @@ type Terminal struct {
 	// shows its identity's requests parked on the others, naming the
 	// host of each.
 	Fleet bool
+	// Journal, when set, is where the terminal finds the runs its
+	// identity's approvals let through: each that ends while it watches
+	// is shown with what it changed, and u undoes it after a y/N
+	// (journal.undo is written to Audit, by terminal:NAME).
+	Journal Journal
+	Audit   Recorder
 }
 
 // Keys the terminal reads. ^C, ^D and q quit (the terminal is in raw
@@ -66,6 +77,7 @@ const (
 	keySkip      = 'n'
 	keyQuit      = 'q'
 	keyHelp      = '?'
+	keyUndo      = 'u'
 	ctrlC        = 0x03
 	ctrlD        = 0x04
 )
@@ -78,6 +90,21 @@ type termState struct {
 	named   map[string]bool // others' requests already named
 	waiting []approvals.Pending
 	idle    bool // "waiting for requests" was said since the last card
+
+	// The runs of approvals shown (journal.go): since when they are
+	// shown, those shown, those u may undo (oldest first), and the undo
+	// waiting for its y/N.
+	since    time.Time
+	shown    map[string]bool
+	undoable []shownRun
+	confirm  *shownRun
+	force    bool
+}
+
+// shownRun is a run an approval let through, shown on the terminal.
+type shownRun struct {
+	run      journal.RunRecord
+	approval approvals.Pending
 }
 
 // Run shows and answers requests until ctx is done, a quit key is
@@ -113,12 +140,16 @@ func (t *Terminal) Run(ctx context.Context) error {
 			}
 		}
 	}()
-	st := &termState{skipped: map[string]bool{}, done: map[string]bool{}, named: map[string]bool{}}
-	where := ""
+	st := &termState{skipped: map[string]bool{}, done: map[string]bool{}, named: map[string]bool{},
+		since: t.Now(), shown: map[string]bool{}}
+	where, undo := "", ""
 	if t.Fleet {
 		where = " on every host sharing the state"
 	}
-	t.printf("mnemos: watching the requests of %s%s; keys: a approve once, c contained work here for the session (when offered), s for the session, p permanently, r reject, n skip, q quit\n", idString(t.Identity), where)
+	if t.Journal != nil {
+		undo = ", u undo what a run you approved changed (asks first)"
+	}
+	t.printf("mnemos: watching the requests of %s%s; keys: a approve once, c contained work here for the session (when offered), s for the session, p permanently, r reject, n skip%s, q quit\n", idString(t.Identity), where, undo)
 	tick := time.NewTicker(t.Poll)
 	defer tick.Stop()
 	wake := make(chan struct{}, 1)
@@ -211,7 +242,78 @@ func (t *Terminal) refresh(ctx context.Context, st *termState) error {
 		st.done[st.cur.Token] = true
 		st.cur = nil
 	}
+	return t.runs(ctx, st)
+}
+
+// runs shows each run that one of the identity's approvals let through
+// and that ended while the terminal watches, with what it changed, once.
+func (t *Terminal) runs(ctx context.Context, st *termState) error {
+	if t.Journal == nil {
+		return nil
+	}
+	now := t.Now()
+	recent, err := listRequests(ctx, t.Registry, false, approvals.ListOptions{IncludeResolved: true, Limit: historyWindow}, now)
+	if err != nil {
+		return fmt.Errorf("read requests: %w", err)
+	}
+	approved := map[string]approvals.Identity{}
+	byToken := map[string]approvals.Pending{}
+	for _, p := range recent {
+		if p.StatusAt(now) == approvals.StatusApproved && p.Requester() == t.Identity {
+			approved[p.Token], byToken[p.Token] = t.Identity, p
+		}
+	}
+	runs, err := runsOf(t.Journal, approved)
+	if err != nil {
+		return fmt.Errorf("read the journal: %w", err)
+	}
+	var fresh []shownRun
+	for _, p := range recent {
+		for _, r := range runs[p.Token] {
+			if st.shown[r.ID] || r.State == journal.StateRunning || r.Entries == 0 || r.Ended.Before(st.since) {
+				continue
+			}
+			st.shown[r.ID] = true
+			fresh = append(fresh, shownRun{run: r, approval: byToken[p.Token]})
+		}
+	}
+	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].run.Ended.Before(fresh[j].run.Ended) })
+	for _, sr := range fresh {
+		t.showRun(sr)
+		if sr.run.UndoneBy == "" {
+			st.undoable = append(st.undoable, sr)
+		}
+	}
+	if len(fresh) > 0 && st.cur != nil && st.confirm == nil {
+		t.printf("%s", prompt(termChoices(*st.cur)))
+	}
 	return nil
+}
+
+// showRun says what a run an approval let through changed.
+func (t *Terminal) showRun(sr shownRun) {
+	v := viewRun(t.Journal, sr.run, terminalChanges, true)
+	var b strings.Builder
+	state := ""
+	if v.State == journal.StateInterrupted {
+		state = " (interrupted)"
+	}
+	fmt.Fprintf(&b, "\nmnemos: approval %s (%s) let run %s through%s: %s in %s\n", sr.approval.Token, summary(sr.approval), v.ID, state, v.Summary, v.Workspace)
+	if v.Err != "" {
+		fmt.Fprintf(&b, "  its changes cannot be read: %s\n", v.Err)
+	}
+	for _, c := range v.Changes {
+		b.WriteString("  " + c.line() + "\n")
+	}
+	if v.More > 0 {
+		fmt.Fprintf(&b, "  and %d more (mnemos changes %s lists them all)\n", v.More, v.ID)
+	}
+	if v.UndoneBy != "" {
+		fmt.Fprintf(&b, "mnemos: it was undone already, by run %s\n", v.UndoneBy)
+	} else if v.Total > 0 {
+		fmt.Fprintf(&b, "mnemos: u undoes it (asks first); mnemos changes %s --diff shows it\n", v.ID)
+	}
+	t.printf("%s", b.String())
 }
 
 // next shows the oldest waiting request not yet answered or skipped here,
@@ -319,11 +421,20 @@ func prompt(cs []termChoice) string {
 
 // key handles one key; true means quit.
 func (t *Terminal) key(ctx context.Context, st *termState, k byte) bool {
+	if st.confirm != nil && k != ctrlC && k != ctrlD {
+		t.confirmed(ctx, st, k == 'y' || k == 'Y', k)
+		return false
+	}
 	switch k {
 	case keyQuit, 'Q', ctrlC, ctrlD:
 		return true
 	case '\r', '\n':
 		return false
+	case keyUndo:
+		if t.Journal != nil {
+			t.askUndo(st)
+			return false
+		}
 	}
 	if st.cur == nil {
 		t.printf("\nmnemos: nothing waits for %s; q quits\n", idString(t.Identity))
@@ -348,7 +459,7 @@ func (t *Terminal) key(ctx context.Context, st *termState, k byte) bool {
 		st.cur = nil
 		return false
 	case keyHelp:
-		t.printf("%c\n%s", k, strings.Join(helpLines(cs), "")+prompt(cs))
+		t.printf("%c\n%s", k, strings.Join(helpLines(cs, t.Journal != nil), "")+prompt(cs))
 		return false
 	}
 	for _, c := range cs {
@@ -371,6 +482,73 @@ func (t *Terminal) key(ctx context.Context, st *termState, k byte) bool {
 	}
 	t.printf("\nmnemos: press %s (? explains)\n%s", keyList(cs), prompt(cs))
 	return false
+}
+
+// askUndo asks whether to undo the newest run shown that was not undone.
+func (t *Terminal) askUndo(st *termState) {
+	if len(st.undoable) == 0 {
+		t.printf("u\nmnemos: no run an approval of yours let through is shown here to undo (mnemos changes lists the runs of a workspace; mnemos undo ID puts one back)\n")
+		t.reprompt(st)
+		return
+	}
+	sr := st.undoable[len(st.undoable)-1]
+	st.confirm, st.force = &sr, false
+	v := viewRun(t.Journal, sr.run, 0, true)
+	t.printf("u\nmnemos: undo run %s (%s), which approval %s let through? it puts back %s in %s [y/N] ",
+		v.ID, v.Command, sr.approval.Token, v.Summary, v.Workspace)
+}
+
+// confirmed does the undo waiting for its y/N when yes, and says so
+// otherwise. A refusal because paths changed since the run lists them
+// and asks again, for the forced undo.
+func (t *Terminal) confirmed(ctx context.Context, st *termState, yes bool, k byte) {
+	sr, force := *st.confirm, st.force
+	st.confirm, st.force = nil, false
+	if k >= ' ' && k < 0x7f {
+		t.printf("%c", k)
+	}
+	t.printf("\n")
+	if !yes {
+		t.printf("mnemos: not undone: run %s is left as it is\n", sr.run.ID)
+		t.reprompt(st)
+		return
+	}
+	run, p, err := findUndo(ctx, t.Journal, t.Registry, sr.run.ID, t.Identity, t.Now())
+	if err == nil {
+		var rep journal.UndoReport
+		rep, err = undoRun(ctx, t.Journal, t.Audit, run, p, approvals.Identity{Channel: approvals.ViaTerminal, Sender: t.Identity.Sender}, force)
+		var ce *journal.ConflictError
+		switch {
+		case errors.As(err, &ce):
+			var b strings.Builder
+			fmt.Fprintf(&b, "mnemos: nothing was undone: these paths changed after run %s ended:\n", run.ID)
+			for _, c := range conflictViews(ce, run.Workspace) {
+				fmt.Fprintf(&b, "  %s: %s\n", c.Path, c.Why)
+			}
+			b.WriteString("mnemos: undo anyway? what they hold now is overwritten (the undo keeps it: it can be undone too) [y/N] ")
+			t.printf("%s", b.String())
+			st.confirm, st.force = &sr, true
+			return
+		case err == nil || len(rep.Steps) > 0:
+			t.printf("mnemos: %s\n", undoneLine(rep, run))
+			if err != nil {
+				t.printf("mnemos: %s\n", approvals.Printable(err.Error()))
+			}
+			err = nil
+		}
+	}
+	if err != nil {
+		t.printf("mnemos: not undone: %s\n", approvals.Printable(err.Error()))
+	}
+	st.undoable = slices.DeleteFunc(st.undoable, func(o shownRun) bool { return o.run.ID == sr.run.ID })
+	t.reprompt(st)
+}
+
+// reprompt shows the card's keys again after another question.
+func (t *Terminal) reprompt(st *termState) {
+	if st.cur != nil {
+		t.printf("%s", prompt(termChoices(*st.cur)))
+	}
 }
 
 // refused says why an answer was not taken. A request that can no longer
@@ -400,7 +578,7 @@ func keyList(cs []termChoice) string {
 	return strings.Join(append(ks, "r", "n", "q"), ", ")
 }
 
-func helpLines(cs []termChoice) []string {
+func helpLines(cs []termChoice, undo bool) []string {
 	out := []string{}
 	for _, c := range cs {
 		switch c.remember {
@@ -414,8 +592,12 @@ func helpLines(cs []termChoice) []string {
 			out = append(out, "  p  approve, and stop asking about what 'remember' says until you revoke it (a grant, or an allow rule in your policy file)\n")
 		}
 	}
-	return append(out, "  r  reject: the waiting command is denied\n",
-		"  n  skip: leave it waiting and show the next (this watch shows it no more)\n", "  q  quit (the requests keep waiting)\n")
+	out = append(out, "  r  reject: the waiting command is denied\n",
+		"  n  skip: leave it waiting and show the next (this watch shows it no more)\n")
+	if undo {
+		out = append(out, "  u  undo what the last run an approval of yours let through changed (shown here when it ends; asks first)\n")
+	}
+	return append(out, "  q  quit (the requests keep waiting)\n")
 }
 
 // rememberedLines says what an approval remembered.

@@ -16,7 +16,7 @@ type ApprovalsCmd struct {
 	Approve ApproveCmd        `cmd:"" help:"Approve a pending request: its identical rerun runs once."`
 	Deny    DenyCmd           `cmd:"" help:"Reject a pending request."`
 	Cancel  CancelCmd         `cmd:"" help:"Withdraw your own pending request: it can no longer be approved."`
-	Watch   ApprovalsWatchCmd `cmd:"" help:"Show your requests on this terminal as they arrive and answer each with one key: a approve once, s for the session, p permanently, r reject, n skip, q quit."`
+	Watch   ApprovalsWatchCmd `cmd:"" help:"Show your requests on this terminal as they arrive and answer each with one key: a approve once, s for the session, p permanently, r reject, n skip, u undo what a run you approved changed (asks first), q quit."`
 	URL     ApprovalsURLCmd   `cmd:"" name:"url" help:"Print, to a terminal only, a one-time link that signs a browser in to the approvals page of the running mnemos serve."`
 	Answer  AnswerCmd         `cmd:"" help:"Resolve a request from a channel button's data (approve:TOKEN or reject:TOKEN) as --channel and --sender; what a channel bridge runs."`
 }

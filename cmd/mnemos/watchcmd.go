@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/mnemos-dev/mnemos/approvals"
+	"github.com/mnemos-dev/mnemos/journal"
 	"github.com/mnemos-dev/mnemos/serve"
 )
 
@@ -44,7 +45,15 @@ func (c *ApprovalsWatchCmd) Run(a *app) error {
 	defer stop()
 	paths := g.Config().Paths
 	t := &serve.Terminal{In: tty, Out: tty, Identity: a.identity(), Resolver: g, Registry: st, Now: a.now,
-		Watch: []string{paths.DBFile, paths.DBFile + "-wal"}}
+		Watch: []string{paths.DBFile, paths.DBFile + "-wal"}, Audit: g.Config().Audit}
+	// The runs this identity's approvals let through, shown as they end,
+	// and their undo.
+	j, err := journal.Open(journalOptions(paths))
+	if err != nil {
+		return &exitError{code: exitConfig, msg: err.Error()}
+	}
+	defer j.Close()
+	t.Journal = j
 	if g.SharedState() {
 		// This identity's requests on every host, learnt of by the
 		// database's notifications.
