@@ -15,6 +15,7 @@ import (
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/hook"
+	"github.com/mnemos-dev/mnemos/journal"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/serve"
 )
@@ -43,6 +44,7 @@ type statusReport struct {
 	Agents   []statusAgent `json:"agents"`
 	Pending  statusPending `json:"pending"`
 	Denials  []statusEvent `json:"denials"`
+	Journal  statusJournal `json:"journal"`
 	Grants   statusGrants  `json:"grants"`
 	Serve    statusServe   `json:"serve"`
 	Warnings []string      `json:"warnings"`
@@ -115,6 +117,28 @@ type statusEvent struct {
 	Reason  string    `json:"reason"`
 }
 
+// statusJournal is the newest runs that changed files in the workspace
+// of the working directory.
+type statusJournal struct {
+	Workspace string      `json:"workspace"`
+	Runs      []statusRun `json:"runs"`
+	Error     string      `json:"error,omitempty"`
+}
+
+type statusRun struct {
+	ID      string    `json:"id"`
+	Started time.Time `json:"started"`
+	Command string    `json:"command"`
+	// Changes is how many net changes the run made (mnemos changes ID
+	// lists them).
+	Changes int `json:"changes"`
+	// State is finished, interrupted (the run died: what it left was
+	// recorded when it was found) or running.
+	State    string   `json:"state"`
+	UndoneBy string   `json:"undone_by,omitempty"`
+	Undoes   []string `json:"undoes,omitempty"`
+}
+
 type statusGrants struct {
 	Active       int    `json:"active"`
 	SessionRules int    `json:"session_rules"`
@@ -130,10 +154,15 @@ type statusServe struct {
 // How much mnemos status shows: the oldest pending requests, the newest
 // denials, found among the last statusTail events of the audit log (a
 // longer tail costs about 5 ms a hundred events to parse).
+// statusRuns runs that changed files are shown, found among the newest
+// statusRunsRead of the workspace (a run whose changes cancel out, a
+// build's temporary file, changed nothing).
 const (
-	statusOldest  = 3
-	statusDenials = 5
-	statusTail    = 100
+	statusOldest   = 3
+	statusDenials  = 5
+	statusTail     = 100
+	statusRuns     = 3
+	statusRunsRead = 20
 )
 
 // Run gathers the report and prints it.
@@ -160,6 +189,7 @@ func (c *StatusCmd) Run(a *app) error {
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, "cannot read the audit log: "+err.Error())
 	}
+	rep.Journal = statusJournalOf(paths, cwd)
 	if info, ok := serve.Running(paths.StateDir); ok {
 		rep.Serve = statusServe{Running: true, PID: info.PID, Addr: info.Addr}
 	}
@@ -371,6 +401,40 @@ func (a *app) statusState(rep *statusReport, paths gate.Paths) {
 	}
 }
 
+// statusJournalOf returns the newest runs that changed files in the
+// workspace of cwd, newest first. It reads the journal only (nothing is
+// made where there is none).
+func statusJournalOf(paths gate.Paths, cwd string) statusJournal {
+	sj := statusJournal{Runs: []statusRun{}}
+	if cwd == "" {
+		return sj
+	}
+	sj.Workspace = gate.Workspace(cwd)
+	j, err := journal.Open(journalOptions(paths))
+	if err != nil {
+		sj.Error = err.Error()
+		return sj
+	}
+	defer j.Close()
+	runs, err := j.Runs(journal.Filter{Workspace: sj.Workspace})
+	if err != nil {
+		sj.Error = err.Error()
+		return sj
+	}
+	for i, r := range runs {
+		if i >= statusRunsRead || len(sj.Runs) >= statusRuns {
+			break
+		}
+		changes, err := j.Changes(r.ID)
+		if err != nil || len(changes) == 0 {
+			continue
+		}
+		sj.Runs = append(sj.Runs, statusRun{ID: r.ID, Started: r.Started, Command: shellQuote(r.Argv), Changes: len(changes),
+			State: r.State, UndoneBy: r.UndoneBy, Undoes: r.Undoes})
+	}
+	return sj
+}
+
 // statusDenialsOf returns the newest denials among the last events of
 // the audit log, newest first. It reads the log's tail, unverified (mnemos
 // audit verify checks the chain).
@@ -481,6 +545,7 @@ func printStatus(w io.Writer, rep statusReport) {
 			line("", "%s  %s: %s", d.Time.Local().Format("2006-01-02 15:04"), cut(d.Command, 50), cut(d.Reason, 90))
 		}
 	}
+	printStatusJournal(line, rep.Journal)
 	if rep.Grants.Error != "" {
 		line("grants", "cannot read the state: %s", cut(rep.Grants.Error, 160))
 	} else {
@@ -497,6 +562,43 @@ func printStatus(w io.Writer, rep statusReport) {
 	}
 	for _, warn := range rep.Warnings {
 		line("warning", "%s", cut(warn, 160))
+	}
+}
+
+// printStatusJournal prints the runs that changed files in the
+// workspace, and nothing when none did.
+func printStatusJournal(line func(label, format string, args ...any), sj statusJournal) {
+	if sj.Error != "" {
+		line("changes", "cannot read the journal: %s", cut(sj.Error, 160))
+		return
+	}
+	if len(sj.Runs) == 0 {
+		return
+	}
+	what := "the last run"
+	if len(sj.Runs) > 1 {
+		what = fmt.Sprintf("the last %d runs", len(sj.Runs))
+	}
+	line("changes", "%s that changed files in %s, newest first (mnemos changes ID shows one; mnemos undo ID puts it back):", what, oneLine(sj.Workspace))
+	for _, r := range sj.Runs {
+		var notes []string
+		switch r.State {
+		case journal.StateInterrupted:
+			notes = append(notes, "interrupted")
+		case journal.StateRunning:
+			notes = append(notes, "still running")
+		}
+		if len(r.Undoes) > 0 {
+			notes = append(notes, "undo of "+strings.Join(r.Undoes, ", "))
+		}
+		if r.UndoneBy != "" {
+			notes = append(notes, "undone by "+r.UndoneBy)
+		}
+		note := ""
+		if len(notes) > 0 {
+			note = "  (" + oneLine(strings.Join(notes, "; ")) + ")"
+		}
+		line("", "%s  %s  %-10s %s%s", oneLine(r.ID), r.Started.Local().Format("2006-01-02 15:04"), plural(r.Changes, "change"), cut(r.Command, 60), note)
 	}
 }
 

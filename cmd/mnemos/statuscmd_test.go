@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
+	"github.com/mnemos-dev/mnemos/journal"
 	"github.com/mnemos-dev/mnemos/policy"
 )
 
@@ -118,5 +120,42 @@ func TestCut(t *testing.T) {
 		if got := cut(tc.in, tc.n); got != tc.want {
 			t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestStatusJournalLines: the runs that changed files, one line each,
+// saying which died half-way (interrupted), run still, undid another or
+// were undone; a command's control characters escaped; nothing at all
+// when no run changed files.
+func TestStatusJournalLines(t *testing.T) {
+	at := time.Date(2025, 6, 11, 10, 15, 0, 0, time.Local)
+	print := func(sj statusJournal) string {
+		var b strings.Builder
+		printStatus(&b, statusReport{Journal: sj})
+		var out []string
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, "changes") || strings.HasPrefix(l, "          2025") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	if got := print(statusJournal{Workspace: "/w", Runs: []statusRun{}}); got != "" {
+		t.Errorf("no run: %q", got)
+	}
+	got := print(statusJournal{Workspace: "/w/calc", Runs: []statusRun{
+		{ID: "20250611-101500-aaaaaaaa", Started: at, Command: "make", Changes: 1, State: journal.StateRunning},
+		{ID: "20250611-101400-bbbbbbbb", Started: at, Command: "mnemos undo 20250611-101300-cccccccc", Changes: 2, State: journal.StateFinished, Undoes: []string{"20250611-101300-cccccccc"}},
+		{ID: "20250611-101300-cccccccc", Started: at, Command: "sh -c 'rm -rf *'\x1b[2J", Changes: 2, State: journal.StateInterrupted, UndoneBy: "20250611-101400-bbbbbbbb"},
+	}})
+	want := `changes   the last 3 runs that changed files in /w/calc, newest first (mnemos changes ID shows one; mnemos undo ID puts it back):
+          20250611-101500-aaaaaaaa  2025-06-11 10:15  1 change   make  (still running)
+          20250611-101400-bbbbbbbb  2025-06-11 10:15  2 changes  mnemos undo 20250611-101300-cccccccc  (undo of 20250611-101300-cccccccc)
+          20250611-101300-cccccccc  2025-06-11 10:15  2 changes  sh -c 'rm -rf *'\x1b[2J  (interrupted; undone by 20250611-101400-bbbbbbbb)`
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if got := print(statusJournal{Workspace: "/w", Runs: []statusRun{}, Error: "permission denied"}); got != "changes   cannot read the journal: permission denied" {
+		t.Errorf("an unreadable journal: %q", got)
 	}
 }
