@@ -90,6 +90,9 @@ func summarize(kind string, attrs map[string]any) string {
 	if r, ok := attrs["restored"].([]any); ok && kind == audit.KindJournalUndo {
 		parts = append(parts, fmt.Sprintf("restored=%d paths", len(r)))
 	}
+	if by, ok := attrs["by"].(string); ok && kind == audit.KindJournalUndo {
+		parts = append(parts, "by="+oneLine(by))
+	}
 	if sb, ok := attrs["sandbox"].(map[string]any); ok && kind == "run.finished" {
 		parts = append(parts, sandboxParts(sb)...)
 	}

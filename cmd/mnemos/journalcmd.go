@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/audit"
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/journal"
@@ -375,8 +376,10 @@ func auditUndo(a *app, p gate.Paths, rep journal.UndoReport, forced bool) error 
 	for _, f := range rep.Forced {
 		forcedPaths = append(forcedPaths, f.Path)
 	}
+	// Who: as answers on a terminal are recorded (terminal:NAME); the
+	// page and approvals watch record page:NAME and terminal:NAME.
 	attrs := []slog.Attr{slog.Any("runs", rep.Runs), slog.Any("restored", rep.Restored), slog.Bool("forced", forced),
-		slog.Any("undo_runs", rep.UndoRuns)}
+		slog.Any("undo_runs", rep.UndoRuns), slog.String("by", approvals.ViaTerminal+":"+a.identity().Sender)}
 	if len(failed) > 0 {
 		attrs = append(attrs, slog.Any("failed", failed))
 	}
