@@ -126,7 +126,7 @@ func planContained(p approvals.Pending, o ApproveOptions, now time.Time) (conces
 
 // containedLine is the card's line offering the concession.
 func containedLine(ws string) string {
-	return approvals.Printable("contained work: the sandbox holds this command (no network, writes only in " + ws + " and temp); --remember contained stops asking about such work here for this session")
+	return approvals.Printable("contained work: the sandbox holds this command (no network, writes only in " + ws + " and temp) and changes can be undone with `mnemos undo`; --remember contained stops asking about such work here for this session")
 }
 
 // metaReach is the key of Details.Meta that keeps the card's lines for
@@ -153,6 +153,10 @@ func cardExtras(p approvals.Pending, concession bool) []string {
 	if n := p.Details.Meta[metaNested]; n != "" {
 		out = append(out, strings.Split(n, "\n")...)
 	}
+	if d := p.Details.Meta[metaDrops]; d != "" {
+		// Work only the journal brings back (dropswork.go).
+		out = append(out, strings.Split(d, "\n")...)
+	}
 	if ws, ok := ContainedWork(p); ok && concession {
 		out = append(out, containedLine(ws))
 	}
@@ -172,6 +176,9 @@ func (g *Gate) recordExtras(np *approvals.NewPending, dec *Decision) {
 	}
 	if lines := nestedLines(dec); len(lines) > 0 {
 		set(metaNested, strings.Join(lines, "\n"))
+	}
+	if lines := dropLines(dec); len(lines) > 0 {
+		set(metaDrops, strings.Join(lines, "\n"))
 	}
 	if dec.Unconfined() {
 		set(metaOutside, outsideSummary(dec.Reach))

@@ -121,10 +121,31 @@ func describe(d Decision) string {
 // (MNEMOS_CORPUS_TRACE=1), which helps when extending the corpus.
 func traceCorpus() bool { return os.Getenv("MNEMOS_CORPUS_TRACE") == "1" }
 
+// undoneByJournal reports whether a decision owes its outcome to the
+// journal: a command of it matched an undoable rule that stood aside
+// because the journal keeps what it drops (policy.Rule.Undoable).
+func undoneByJournal(d Decision) bool {
+	for _, c := range d.Commands {
+		if c.Policy != nil && c.Policy.Undoable != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // TestSecurityCorpusCaught: no destructive or secret-reading command of
-// the corpus is allowed, however it is written.
+// the corpus is allowed, however it is written, with the journal off
+// (each expectation as written) or on (where an undoable rule of the
+// default policy denies a command the journal keeps, it asks instead).
 func TestSecurityCorpusCaught(t *testing.T) {
+	for _, journal := range []bool{false, true} {
+		t.Run(fmt.Sprintf("journal=%v", journal), func(t *testing.T) { corpusCaught(t, journal) })
+	}
+}
+
+func corpusCaught(t *testing.T, journal bool) {
 	f := newFixture(t, "")
+	f.journal(journal)
 	cases := loadCorpus(t, "caught.txt", "notallow", "deny", "guard")
 	if len(cases) < 500 {
 		t.Errorf("caught.txt has %d cases, want at least 500", len(cases))
@@ -141,7 +162,7 @@ func TestSecurityCorpusCaught(t *testing.T) {
 		ok := d.Outcome != policy.Allow
 		switch c.expect {
 		case "deny":
-			ok = d.Outcome == policy.Deny
+			ok = d.Outcome == policy.Deny || journal && d.Outcome == policy.Ask && undoneByJournal(d)
 		case "guard":
 			ok = d.Outcome == policy.Deny && d.BlockedBy == "guard"
 		}
@@ -289,8 +310,13 @@ func TestSecurityCorpusOutsideNeverLooser(t *testing.T) {
 	benign := loadCorpus(t, "benign.txt", "any", "allow", "ask", "notdeny")
 	type tally struct{ allow, ask, deny int }
 	var rows []string
-	for _, level := range []string{"full", "supervised"} {
+	for _, run := range []struct {
+		level   string
+		journal bool
+	}{{"full", false}, {"supervised", false}, {"full", true}} {
+		level := run.level
 		f := newFixture(t, strings.Replace(string(policy.DefaultSource()), "\nlevel: supervised\n", "\nlevel: "+level+"\n", 1))
+		f.journal(run.journal)
 		for _, set := range []struct {
 			name  string
 			cases []corpusCase
@@ -322,7 +348,7 @@ func TestSecurityCorpusOutsideNeverLooser(t *testing.T) {
 					if os.Getenv("MNEMOS_CORPUS_LIST") == level && unsandboxed && set.name == "caught" && d.Outcome == policy.Allow {
 						t.Logf("allowed outside at %s: %s.txt:%d: %q: %s", level, set.name, c.line, c.cmd, d.Reason)
 					}
-					if d.Outcome == policy.Allow && (c.expect == "deny" || c.expect == "guard") && c.gap == "" {
+					if d.Outcome == policy.Allow && (c.expect == "deny" && !(run.journal && undoneByJournal(d)) || c.expect == "guard") && c.gap == "" {
 						t.Errorf("%s.txt:%d at %s (unsandboxed %v): %q allowed, want deny", set.name, c.line, level, unsandboxed, c.cmd)
 					}
 				}
@@ -335,10 +361,10 @@ func TestSecurityCorpusOutsideNeverLooser(t *testing.T) {
 				t     tally
 			}{{"sandboxed", in}, {"unsandboxed", out}} {
 				n := len(set.cases)
-				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %d | %d (%.1f %%) | %d | %d |", level, r.where, set.name, n,
+				rows = append(rows, fmt.Sprintf("| %s | %v | %s | %s | %d | %d (%.1f %%) | %d | %d |", level, run.journal, r.where, set.name, n,
 					r.t.allow, 100*float64(r.t.allow)/float64(n), r.t.ask, r.t.deny))
 			}
 		}
 	}
-	t.Logf("corpus by level and sandbox:\n| level | where | corpus | lines | allow | ask | deny |\n|---|---|---|---:|---:|---:|---:|\n%s", strings.Join(rows, "\n"))
+	t.Logf("corpus by level, journal and sandbox:\n| level | journal | where | corpus | lines | allow | ask | deny |\n|---|---|---|---|---:|---:|---:|---:|\n%s", strings.Join(rows, "\n"))
 }

@@ -187,7 +187,7 @@ func (f *dayworkFixture) gate(t *testing.T) *Gate {
 	g := New(Config{Paths: f.paths, Policy: pol, UserHome: f.home, SelfNames: []string{"mnemos"},
 		Vars: map[string]string{"USER": "dev", "LOGNAME": "dev"},
 		Now:  func() time.Time { return f.now }, Audit: f.audit,
-		Environ: func() []string { return env }})
+		Environ: func() []string { return env }, Watch: watchOn})
 	t.Cleanup(func() { g.Close() })
 	return g
 }

@@ -12,10 +12,19 @@ import (
 // policy, sandboxed or not, git checkout of paths over uncommitted work
 // is not allowed (its equivalents, git restore, checkout -f and switch
 // --discard-changes, are denied by the same rule), and switching or
-// creating a branch is.
+// creating a branch is. With the journal on, what the rules deny runs
+// under the sandbox, which the journal keeps (and is denied outside it),
+// and its reason says how to undo it.
 func TestSecurityGitCheckoutDiscardsAtFull(t *testing.T) {
 	src := strings.Replace(string(policy.DefaultSource()), "\nlevel: supervised\n", "\nlevel: full\n", 1)
 	f := newFixture(t, src)
+	for _, journal := range []bool{false, true} {
+		f.journal(journal)
+		gitCheckoutDiscards(t, f, journal)
+	}
+}
+
+func gitCheckoutDiscards(t *testing.T, f *fixture, journal bool) {
 	cases := []struct {
 		line string
 		want policy.Outcome
@@ -45,8 +54,15 @@ func TestSecurityGitCheckoutDiscardsAtFull(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Outcome != tc.want {
-				t.Errorf("%q (unsandboxed %v): %s, want %s", tc.line, unsandboxed, describe(d), tc.want)
+			want := tc.want
+			if journal && !unsandboxed && want == policy.Deny && tc.line != "git checkout -p" {
+				want = policy.Allow
+			}
+			if d.Outcome != want {
+				t.Errorf("%q (unsandboxed %v, journal %v): %s, want %s", tc.line, unsandboxed, journal, describe(d), want)
+			}
+			if journal && want == policy.Allow && tc.want == policy.Deny && !strings.Contains(d.Reason, "`mnemos undo --last` brings it back") {
+				t.Errorf("%q: allowed by the journal, but the reason does not say how to undo it: %s", tc.line, d.Reason)
 			}
 		}
 	}

@@ -51,6 +51,10 @@ type Config struct {
 	// Probe reports what the kernel's Landlock enforces; nil means
 	// sandbox.Probe. Tests describe an older kernel with it.
 	Probe func() sandbox.Status
+	// Watch reports, from Probe's status, whether the kernel lets mnemos
+	// trap what a confined command changes, so that the journal keeps it
+	// (journaled.go); nil means it cannot, and the journal is off.
+	Watch func(sandbox.Status) bool
 	// Scorer, when set, is the model the llm-v1 judge asks, in place of
 	// the endpoint the policy names (tests).
 	Scorer Scorer
@@ -192,6 +196,11 @@ type CommandDecision struct {
 	// NestedRepo is where the command makes a git repository inside
 	// another (nestedRepo), "" when it makes none.
 	NestedRepo string `json:"nested_repo,omitempty"`
+	// Drops says what work the command drops that only the journal
+	// brings back (dropswork.go), "" when none.
+	Drops string `json:"drops,omitempty"`
+	// dropsKept says the journal keeps what Drops names.
+	dropsKept bool
 }
 
 // Decision is the verdict on a whole request.
@@ -205,7 +214,12 @@ type Decision struct {
 	Workspace string         `json:"workspace"`
 	// Sandboxed says the decision is for a command that runs under mnemos
 	// run's sandbox (false: Request.Unsandboxed, a hook runs it itself).
-	Sandboxed bool              `json:"sandboxed"`
+	Sandboxed bool `json:"sandboxed"`
+	// Journaled says the decision was made with the journal on for the
+	// run (journaled.go): what it allows may be allowed only because
+	// `mnemos undo` can bring back what it changes, so the run must keep
+	// its changes in the journal, or not run.
+	Journaled bool              `json:"journaled,omitempty"`
 	Commands  []CommandDecision `json:"commands"`
 	// Approval is the pending request created (or reused) for an ask.
 	Approval *approvals.Pending `json:"approval,omitempty"`
@@ -461,10 +475,13 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	details := make([]commandDetail, n)
 	// The request's part of every command's policy input.
 	bound := &binding{cmds: script.Commands, place: place, env: facts, written: req.Written}
+	journaled := !req.Unsandboxed && g.journaled(ws)
+	journal := g.Journal()
+	drops := newDropCounter(ws, journal)
 	in := policy.Input{Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
 		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
 		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound,
-		Sandbox: sandboxOf(req), Writable: writableTrees(ws)}
+		Sandbox: sandboxOf(req), Writable: writableTrees(ws), Journaled: journaled}
 	stateFiles, stateDirs := g.stateSecrets()
 	var wiringList []string
 	wiring := func() []string {
@@ -555,6 +572,12 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			if cd.NestedRepo = nestedRepo(cmd, &det.result, in.Place, ws, !req.Unsandboxed); cd.NestedRepo != "" && cd.Outcome == policy.Allow {
 				cd.Outcome, cd.DecidedBy, cd.Reason = policy.Ask, string(policy.ByFloor), nestedLine(cd.NestedRepo, ws, !req.Unsandboxed)
 			}
+			// Work only the journal brings back asks below level full,
+			// and at full runs only while the journal keeps it
+			// (dropswork.go).
+			if cd.Outcome != policy.Deny {
+				dropFloor(cd, drops.dropsWork(cmd, &det.result), lvl, journaled)
+			}
 			if cd.Outcome != policy.Deny {
 				// Words known only when it runs, where options stand
 				// (runtimeopts.go).
@@ -586,6 +609,15 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 		worst = worstCommand(dec.Commands)
 	}
 	w := dec.Commands[worst]
+	if w.Outcome == policy.Allow {
+		// An allowed request says what it drops, and how to undo it.
+		for _, c := range dec.Commands {
+			if c.Drops != "" {
+				w = c
+				break
+			}
+		}
+	}
 	dec.Outcome, dec.BlockedBy, dec.DecidedBy = w.Outcome, w.BlockedBy, w.DecidedBy
 	dec.Reason = w.Reason
 	if len(dec.Commands) > 1 {
@@ -593,6 +625,8 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	}
 	dec.Network = fetchNetwork(dec.Commands, place, pf)
 	g.decideWithSandbox(req, &dec)
+	// An escalation runs unconfined, where nothing keeps its changes.
+	dec.Journaled = journaled && !dec.Unconfined()
 	return judged{dec, nil, bound}
 }
 

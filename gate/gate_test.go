@@ -14,6 +14,7 @@ import (
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/classify"
 	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
 // memAudit records events in memory; fail makes every append fail.
@@ -88,9 +89,24 @@ func newFixture(t *testing.T, policySrc string) *fixture {
 	}
 	f := &fixture{audit: &memAudit{}, ws: ws, home: home, now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	f.g = New(Config{Paths: paths, Policy: pol, UserHome: home, SelfNames: []string{"mnemos"},
-		Now: func() time.Time { return f.now }, Audit: f.audit})
+		Now: func() time.Time { return f.now }, Audit: f.audit, Watch: watchOn})
 	t.Cleanup(func() { f.g.Close() })
 	return f
+}
+
+// watchOn is a Config.Watch for a kernel that lets mnemos trap the
+// changes of confined commands (the journal is on where the policy turns
+// it on), watchOff for one that does not.
+func watchOn(sandbox.Status) bool  { return true }
+func watchOff(sandbox.Status) bool { return false }
+
+// journal turns the journal on or off for the fixture's later decisions,
+// as a kernel that can or cannot trap changes would.
+func (f *fixture) journal(on bool) {
+	f.g.cfg.Watch = watchOff
+	if on {
+		f.g.cfg.Watch = watchOn
+	}
 }
 
 func (f *fixture) req(argv ...string) Request {

@@ -91,7 +91,7 @@ func newSandboxFixture(tb testing.TB, mainSrc, extraSrc string) *sandboxFixture 
 		return p
 	}
 	cfg := Config{Paths: paths, Policy: parse("test.yaml", mainSrc), UserHome: f.home, SelfNames: []string{"mnemos"},
-		Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }, Audit: f.audit}
+		Now: func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }, Audit: f.audit, Watch: watchOn}
 	if extraSrc != "" {
 		cfg.Extra = parse("extra.yaml", extraSrc)
 	}

@@ -28,6 +28,8 @@ import (
 //	    sandbox: offline                       # how it runs: offline (default: under mnemos run's
 //	                                           # sandbox, no network), sandboxed (with network) or
 //	                                           # unsandboxed (a hook runs it itself)
+//	    journal: on                            # on (default: the policy's journal: enabled, for a
+//	                                           # sandboxed run) or off (no journal keeps its changes)
 //	    grants:                                # active grants, for this channel and sender
 //	      - {capability: fs:write, target: "/home/user/project/**"}
 //	    want: allow                            # allow, ask or deny
@@ -50,6 +52,10 @@ type Case struct {
 	// Sandbox is how the command runs; a case that does not say runs as
 	// mnemos run runs it (SandboxedOffline).
 	Sandbox RunSandbox
+	// Journal, when set, says whether the journal keeps what the command
+	// changes; unset, it does when the policy enables it and the command
+	// runs under the sandbox.
+	Journal *bool
 	Want    Outcome
 	// Rule, when set, is the expected first matching rule; "" expects none.
 	Rule *string
@@ -177,6 +183,14 @@ func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
 			default:
 				return c, d.errAt(v, fmt.Sprintf("unknown sandbox %q (want offline, sandboxed or unsandboxed)", s))
 			}
+		case "journal":
+			switch s {
+			case "on", "off":
+				on := s == "on"
+				c.Journal = &on
+			default:
+				return c, d.errAt(v, fmt.Sprintf("unknown journal %q (want on or off)", s))
+			}
 		case "want":
 			o, perr := classify.ParseOutcome(s)
 			if perr != nil {
@@ -193,7 +207,7 @@ func (d *decoder) testCase(n *yaml.Node) (Case, *Error) {
 				return c, d.errAt(v, fmt.Sprintf("unknown stage %q (want rule, table, grant, defaults, floor or parse)", s))
 			}
 		default:
-			return c, d.errAt(k, fmt.Sprintf("unknown key %q in case (want name, command, level, channel, sender, session, cwd, home, workspace, reason, sandbox, context, scope, grants, want, rule or decided_by)", k.Value))
+			return c, d.errAt(k, fmt.Sprintf("unknown key %q in case (want name, command, level, channel, sender, session, cwd, home, workspace, reason, sandbox, journal, context, scope, grants, want, rule or decided_by)", k.Value))
 		}
 	}
 	if strings.TrimSpace(c.Command) == "" {
@@ -266,7 +280,10 @@ func (r CaseResult) Pass() bool { return len(r.Problems) == 0 }
 func (p *Policy) RunCase(ctx context.Context, c Case, now time.Time) (CaseResult, error) {
 	req := Request{Script: c.Command, Cwd: c.Cwd, Home: c.Home, Workspace: c.Workspace,
 		Channel: c.Channel, Sender: c.Sender, Session: c.Session, Reason: c.Reason, Context: c.Context, Scope: c.Scope, Now: now,
-		Sandbox: c.Sandbox}
+		Sandbox: c.Sandbox, Journaled: p.Journal.On}
+	if c.Journal != nil {
+		req.Journaled = *c.Journal
+	}
 	if req.Cwd == "" {
 		req.Cwd = ExampleCwd
 	}

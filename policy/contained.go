@@ -25,9 +25,11 @@ const (
 )
 
 // sandboxState is the field sandbox for one command: "contained" when it
-// runs under the sandbox with no network and everything it does stays
+// runs under the sandbox with no network, everything it does stays
 // inside what the sandbox grants (it runs code, reads, parses, reads the
-// clock, and writes only below Input.Writable, nothing that runs later);
+// clock, and writes only below Input.Writable, nothing that runs later),
+// and the journal keeps what it changes in the workspace
+// (Input.Journaled): contained work is work `mnemos undo` can undo;
 // "sandboxed" when it runs under the sandbox but reaches further;
 // "unsandboxed" when it runs outside it.
 func (in *Input) sandboxState(cl *classify.Classification) string {
@@ -37,7 +39,7 @@ func (in *Input) sandboxState(cl *classify.Classification) string {
 	case Sandboxed:
 		return SandboxSandboxed
 	}
-	if Contained(cl, in.Writable) {
+	if in.Journaled && Contained(cl, in.Writable) {
 		return SandboxContained
 	}
 	return SandboxSandboxed

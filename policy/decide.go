@@ -42,6 +42,12 @@ type Input struct {
 	// writes nowhere else.
 	Sandbox  RunSandbox
 	Writable []string
+	// Journaled says the journal keeps what the request's commands change
+	// in the workspace (the policy turns it on, the kernel can trap the
+	// changes, and the commands run under the sandbox): only then is a
+	// command contained work (the field sandbox), and an undoable rule
+	// lets it run (Rule.Undoable). The zero value is off.
+	Journaled bool
 
 	// joined caches the argv and args fields, built on first use: every
 	// condition rule over them reads the same text.
@@ -138,6 +144,11 @@ type Result struct {
 	// or cost: it is about the command's words (git status), not about
 	// what the shell writes for it.
 	RuleByWords bool `json:"rule_by_words,omitempty"`
+	// Undoable names the undoable rule (Rule.Undoable) that matched and
+	// did not apply as written, the journal keeping what the command
+	// changes: the command drops work that only `mnemos undo` brings
+	// back.
+	Undoable string `json:"undoable,omitempty"`
 }
 
 // Evaluate applies rules, the level × capability table and grants to one
@@ -209,8 +220,14 @@ func (p *Policy) evaluateExpanded(ctx context.Context, in Input, expanded shellp
 	}
 	res.ReliesOnSandbox = rule != nil && rule.ReliesOnSandbox()
 	res.RuleByWords = rule != nil && rule.byWords()
-	res.Contained = in.Sandbox == SandboxedOffline && Contained(&cl, in.Writable)
+	res.Contained = in.Journaled && in.Sandbox == SandboxedOffline && Contained(&cl, in.Writable)
 	res.Outcome, res.DecidedBy, res.Reason = combine(&in, &cl, rule, layer, shell, res.Cell)
+	if rule != nil && p.undoes(rule, &in, &cl) {
+		res.Outcome, res.DecidedBy, res.Reason = combineUndoable(&in, &cl, rule, layer, res.Cell)
+		if res.Outcome != Deny {
+			res.Undoable = rule.Name
+		}
+	}
 	askRule := rule != nil
 	if filter.outcome != Allow {
 		// The project layer only restricts (see Merge).

@@ -72,7 +72,13 @@ type Rule struct {
 	// Sandbox, when set, changes the sandbox of a request this rule
 	// matched a command of (see SandboxFor).
 	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
-	Pos     Pos            `json:"pos"`
+	// Undoable, on an ask or deny rule, says that what the command drops
+	// is what the journal keeps: when the journal is on for the request
+	// (Input.Journaled) and keeps everything the command writes, the
+	// rule asks below level full and lets the command run at full, since
+	// `mnemos undo` brings back what it changed (Result.Undoable).
+	Undoable bool `json:"undoable,omitempty"`
+	Pos      Pos  `json:"pos"`
 
 	// profile is the name of the profile the rule belongs to ("" for the
 	// file's own rules).
@@ -156,6 +162,10 @@ type Policy struct {
 	// are kept. For a stack built by Merge, the system layer's, else the
 	// user's; never a project's.
 	State State
+	// Journal is the journal: section (journal.go): whether the journal
+	// keeps what gated commands change in the workspace, and how much.
+	// For a stack built by Merge, the layers' sections combined.
+	Journal Journal
 
 	// index finds the rules that can match a program name; built by Parse.
 	index *ruleIndex

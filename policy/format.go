@@ -48,6 +48,9 @@ func Format(p *Policy) []byte {
 	if !p.State.IsZero() {
 		root.Content = append(root.Content, plain("state"), stateNode(p.State))
 	}
+	if p.Journal.set != 0 {
+		root.Content = append(root.Content, plain("journal"), journalNode(p.Journal))
+	}
 	if !p.Sandbox.IsZero() {
 		root.Content = append(root.Content, plain("sandbox"), sandboxNode(p.Sandbox, false))
 	}
@@ -130,6 +133,9 @@ func ruleNode(r Rule) *yaml.Node {
 	add := func(k string, v *yaml.Node) { n.Content = append(n.Content, plain(k), v) }
 	if r.Description != "" {
 		add("description", str(r.Description))
+	}
+	if r.Undoable {
+		add("undoable", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
 	}
 	if len(r.ArgvPrefix) > 0 {
 		words := flowSeq()

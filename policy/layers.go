@@ -169,7 +169,7 @@ func loadChecked(file string, check func(fs.FileInfo) error) (*Policy, error) {
 // from one file (not from Merge); Merge does not change them.
 func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 	if user == nil {
-		user = &Policy{Source: "no user policy", Level: Supervised, Shell: Ask, ApprovalTTL: DefaultApprovalTTL, JudgeThreshold: DefaultJudgeThreshold}
+		user = &Policy{Source: "no user policy", Level: Supervised, Shell: Ask, ApprovalTTL: DefaultApprovalTTL, JudgeThreshold: DefaultJudgeThreshold, Journal: DefaultJournal()}
 	}
 	if system == nil && project == nil {
 		return user, nil
@@ -230,6 +230,10 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 	}
 	m.Channels = stackChannels(m.layers)
 	m.Judge = stackJudge(m.layers)
+	m.Journal = stackJournal(m.layers)
+	if system != nil {
+		diags = append(diags, journalLoosening(system, user, true, string(LayerSystem)+" policy "+system.Source)...)
+	}
 	if project != nil {
 		upper, _ := Merge(system, user, nil)
 		diags = append(diags, loosening(upper, project, LayerProject, "layers above ("+upper.Source+")")...)
@@ -237,6 +241,7 @@ func Merge(system, user, project *Policy) (*Policy, []Diagnostic) {
 		diags = append(diags, projectChannels(project)...)
 		diags = append(diags, projectJudge(project)...)
 		diags = append(diags, projectState(project)...)
+		diags = append(diags, journalLoosening(upper, project, false, "layers above ("+upper.Source+")")...)
 	}
 	sortDiagnostics(diags)
 	return m, diags
@@ -339,6 +344,15 @@ func (p *Policy) stackMatch(in *Input, cl *classify.Classification, res *Result,
 			case r != nil && r.Action == Allow:
 				if tr != nil {
 					tr.note("a project allow rule cannot loosen the layers above: it only keeps the project's own lower rules and defaults.shell from applying")
+				}
+			case r != nil && p.undoes(r, in, cl):
+				// An undoable rule the journal stands for asks below
+				// level full and filters nothing at full.
+				if in.Level < Full {
+					filter = verdict{outcome: Ask, by: ByRule, rule: r, reason: reasonLabel(r, l.Layer) + undoableReason(Ask)}
+				}
+				if res.Cell != Denied {
+					res.Undoable = r.Name
 				}
 			case r != nil:
 				// r.Action is ask or deny.

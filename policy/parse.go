@@ -60,7 +60,7 @@ func parseWith(name string, data []byte, examples bool) (*Policy, []*Error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, []*Error{d.errAt(root, "expected a mapping (key: value lines)")}
 	}
-	p := &Policy{Source: name, Level: Supervised, Shell: Ask, ApprovalTTL: DefaultApprovalTTL, JudgeThreshold: DefaultJudgeThreshold}
+	p := &Policy{Source: name, Level: Supervised, Shell: Ask, ApprovalTTL: DefaultApprovalTTL, JudgeThreshold: DefaultJudgeThreshold, Journal: DefaultJournal()}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if err := d.top(k, v, p); err != nil {
@@ -474,13 +474,15 @@ func (d *decoder) top(k, v *yaml.Node, p *Policy) *Error {
 		return d.hook(v, p)
 	case "state":
 		return d.state(k, v, p)
+	case "journal":
+		return d.journal(k, v, p)
 	case "allow", "ask", "deny":
 		act, _ := classify.ParseOutcome(k.Value)
 		p.Rules = append(p.Rules, d.ruleList(v, &act)...)
 	case "rules":
 		p.Rules = append(p.Rules, d.ruleList(v, nil)...)
 	default:
-		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, hook, state, sandbox, rate_limits, costs, channels, profiles, allow, ask, deny or rules)", k.Value))
+		return d.errAt(k, fmt.Sprintf("unknown key %q (want level, defaults, approvals, judge, hook, state, journal, sandbox, rate_limits, costs, channels, profiles, allow, ask, deny or rules)", k.Value))
 	}
 	return nil
 }
@@ -640,7 +642,7 @@ func (d *decoder) ruleList(n *yaml.Node, action *Outcome) []Rule {
 	return out
 }
 
-const ruleKeys = "name, description, action, priority, command, capability, targets, conditions, match, not_match, scope_template or sandbox"
+const ruleKeys = "name, description, action, priority, command, capability, targets, conditions, match, not_match, scope_template, sandbox or undoable"
 
 func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 	r := Rule{Pos: Pos{File: d.file, Line: n.Line, Col: n.Column}}
@@ -648,6 +650,7 @@ func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 		return r, d.errAt(n, "expected a rule (a mapping with name, action and what it matches)")
 	}
 	hasAction, hasPriority, hasMatcher := false, false, false
+	var undoableAt *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
@@ -736,6 +739,12 @@ func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 				return r, err
 			}
 			r.Sandbox = &sc
+		case "undoable":
+			b, err := d.boolean(v)
+			if err != nil {
+				return r, err
+			}
+			r.Undoable, undoableAt = b, v
 		default:
 			return r, d.errAt(k, fmt.Sprintf("unknown key %q in rule (want %s)", k.Value, ruleKeys))
 		}
@@ -748,6 +757,9 @@ func (d *decoder) rule(n *yaml.Node, action *Outcome) (Rule, *Error) {
 	}
 	if !hasMatcher {
 		return r, d.errAt(n, "rule matches nothing: give command.argv_prefix, capability, targets or conditions")
+	}
+	if r.Undoable && r.Action == Allow {
+		return r, d.errAt(undoableAt, "undoable is for ask and deny rules: it lets what the journal can undo run at full and ask at supervised")
 	}
 	if !hasPriority {
 		switch r.Action {

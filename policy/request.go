@@ -38,6 +38,9 @@ type Request struct {
 	// trees the sandbox lets them write, by default the workspace and /tmp.
 	Sandbox  RunSandbox
 	Writable []string
+	// Journaled says the journal keeps what the commands change in the
+	// workspace (Input.Journaled); it holds only for a sandboxed run.
+	Journaled bool
 }
 
 // CommandResult is the policy's result for one command of a request.
@@ -88,7 +91,8 @@ func (p *Policy) EvaluateRequest(ctx context.Context, req Request, grants GrantC
 	}
 	in := Input{Place: pl, Workspace: ws, Level: req.Level, Channel: req.Channel,
 		Sender: req.Sender, Session: req.Session, Now: req.Now, Cwd: req.Cwd, Reason: req.Reason,
-		Context: req.Context, Scope: req.Scope, Sandbox: req.Sandbox, Writable: writable}
+		Context: req.Context, Scope: req.Scope, Sandbox: req.Sandbox, Writable: writable,
+		Journaled: req.Journaled && req.Sandbox != Unsandboxed}
 	for _, c := range script.Commands {
 		in.Command = c
 		r, err := p.Evaluate(ctx, in, grants)

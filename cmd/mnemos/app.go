@@ -445,6 +445,13 @@ var systemPolicyFile = policy.SystemFile
 // nothing in the product changes it.
 var probeSandbox = sandbox.Probe
 
+// watchJournal reports, from the sandbox's status, whether the kernel
+// lets mnemos trap what a confined command changes, so that the journal
+// keeps it (gate.Config.Watch). Until the sandbox reports it, it says
+// no: the journal is off, and nothing is contained work. It is a variable
+// only so that tests can describe a kernel that traps changes.
+var watchJournal = func(sandbox.Status) bool { return false }
+
 // loadLayers reads the policy stack: the system policy (honoured only when
 // root owns it and nobody else can write it; otherwise a warning and it is
 // left out), the user's policy (or the built-in default) and the project
@@ -526,7 +533,7 @@ func (a *app) gate() (*gate.Gate, error) {
 		Paths: paths, Policy: pol, Extra: extra, UserHome: a.userHome(), SelfNames: self, Vars: vars,
 		Now: a.now, Rand: rand.Reader, Log: a.log,
 		Audit: recorder{openAudit(paths)},
-		Probe: probeSandbox, Getenv: a.getenv, Environ: a.environ,
+		Probe: probeSandbox, Watch: watchJournal, Getenv: a.getenv, Environ: a.environ,
 		JudgeThreshold: threshold, JudgeKind: kind,
 		VaglioLogFailed: func(err error) {
 			fmt.Fprintf(a.io.err, "mnemos: warning: vaglio's log was not written (the decision stands): %s\n", oneLine(err.Error()))
