@@ -575,11 +575,11 @@ func printStatusJournal(line func(label, format string, args ...any), sj statusJ
 	if len(sj.Runs) == 0 {
 		return
 	}
-	what := "the last run"
+	what, order := "the last run", ""
 	if len(sj.Runs) > 1 {
-		what = fmt.Sprintf("the last %d runs", len(sj.Runs))
+		what, order = fmt.Sprintf("the last %d runs", len(sj.Runs)), ", newest first"
 	}
-	line("changes", "%s that changed files in %s, newest first (mnemos changes ID shows one; mnemos undo ID puts it back):", what, oneLine(sj.Workspace))
+	line("changes", "%s that changed files in %s%s (mnemos changes ID shows one; mnemos undo ID puts it back):", what, oneLine(sj.Workspace), order)
 	for _, r := range sj.Runs {
 		var notes []string
 		switch r.State {

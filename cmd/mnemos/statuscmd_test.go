@@ -155,6 +155,10 @@ func TestStatusJournalLines(t *testing.T) {
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
+	one := print(statusJournal{Workspace: "/w", Runs: []statusRun{{ID: "20250611-101500-aaaaaaaa", Started: at, Command: "make", Changes: 4, State: journal.StateFinished}}})
+	if !strings.HasPrefix(one, "changes   the last run that changed files in /w (mnemos changes ID shows one; mnemos undo ID puts it back):\n") {
+		t.Errorf("one run: %q", one)
+	}
 	if got := print(statusJournal{Workspace: "/w", Runs: []statusRun{}, Error: "permission denied"}); got != "changes   cannot read the journal: permission denied" {
 		t.Errorf("an unreadable journal: %q", got)
 	}
