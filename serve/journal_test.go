@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"os"
@@ -205,6 +206,12 @@ func TestUndoFromPage(t *testing.T) {
 	}
 	if _, ok := f.lastUndo(); ok {
 		t.Fatal("a GET wrote journal.undo")
+	}
+
+	// The view of the one request (what a mail links to) shows the run
+	// too.
+	if one := text(b.get("/request/" + p.Token)); !strings.Contains(one, `href="/undo/`+run+`"`) || !strings.Contains(one, "3 changes") {
+		t.Errorf("the request's own view lacks the run:\n%s", one)
 	}
 
 	resp := b.undo(run, false)
@@ -510,5 +517,42 @@ func TestTerminalUndo(t *testing.T) {
 	}
 	if strings.Contains(out, otherRun) {
 		t.Fatalf("another identity's run is shown:\n%s", out)
+	}
+}
+
+// brokenJournal is a journal that cannot be read.
+type brokenJournal struct{ Journal }
+
+func (brokenJournal) Runs(journal.Filter) ([]journal.RunRecord, error) {
+	return nil, errors.New("journal: runs: permission denied")
+}
+
+// TestJournalUnreadable: a journal that cannot be read leaves the
+// requests live and answerable, on the page and the terminal, and the
+// terminal says why it shows no runs, once (when there is an approval
+// whose runs it would show).
+func TestJournalUnreadable(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Journal, c.Refresh = brokenJournal{}, 50*time.Millisecond })
+	b := f.browser(true)
+	events := openEvents(t, b)
+	<-events
+	tm := f.terminalWith(&Terminal{Identity: dev, Resolver: f.g, Registry: f.st, Watch: f.cfg.Watch,
+		Poll: 10 * time.Millisecond, Refresh: 50 * time.Millisecond, Journal: brokenJournal{}, Audit: f.audit})
+	p := f.ask("touch", "notes.txt")
+	waitEvent(t, events, p.Token)
+	tm.wait("--- request " + p.Token)
+	tm.wait("? ")
+	tm.press("a")
+	tm.wait("approved " + p.Token)
+	tm.wait("cannot read the journal (the runs your approvals let through are not shown): journal: runs: permission denied")
+	q := f.ask("touch", "other.txt")
+	waitEvent(t, events, q.Token)
+	tm.wait("--- request " + q.Token)
+	if resp := b.get("/"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the page: %s", resp.Status)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := strings.Count(tm.out.String(), "cannot read the journal"); n != 1 {
+		t.Errorf("the terminal said %d times that it cannot read the journal", n)
 	}
 }

@@ -99,6 +99,8 @@ type termState struct {
 	undoable []shownRun
 	confirm  *shownRun
 	force    bool
+	// journalErr is the journal's last error, said once.
+	journalErr string
 }
 
 // shownRun is a run an approval let through, shown on the terminal.
@@ -265,8 +267,15 @@ func (t *Terminal) runs(ctx context.Context, st *termState) error {
 	}
 	runs, err := runsOf(t.Journal, approved)
 	if err != nil {
-		return fmt.Errorf("read the journal: %w", err)
+		// The requests are still answered; the runs wait for a journal
+		// that reads again.
+		if msg := approvals.Printable(err.Error()); msg != st.journalErr {
+			st.journalErr = msg
+			t.printf("\nmnemos: cannot read the journal (the runs your approvals let through are not shown): %s\n", msg)
+		}
+		return nil
 	}
+	st.journalErr = ""
 	var fresh []shownRun
 	for _, p := range recent {
 		for _, r := range runs[p.Token] {
