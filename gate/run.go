@@ -22,6 +22,7 @@ import (
 
 	"github.com/mnemos-dev/mnemos/approvals"
 	"github.com/mnemos-dev/mnemos/classify"
+	"github.com/mnemos-dev/mnemos/journal"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/shellparse"
@@ -68,6 +69,10 @@ type RunResult struct {
 	// Reaped are the processes the command left running when it ended,
 	// which were stopped: name (pid).
 	Reaped []string
+	// Journal is what the journal kept of the run's changes (nil when
+	// nothing was watched); JournalErr says why its record is incomplete.
+	Journal    *journal.Summary
+	JournalErr string
 	// Hint, after a sandboxed command exited non-zero, names the paths and
 	// ports the command named that the sandbox refuses, and the policy
 	// snippet that grants each (or that none can): one or two lines,
@@ -250,11 +255,18 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	// every signal mnemos receives was sent to mnemos and is relayed once.
 	j := foregroundJob(cmd)
 	var applied sandbox.Applied
-	var runErr error
+	var runErr, jerr error
+	// What the command changes in the workspace is kept first (journal.go).
+	var rj *runJournal
+	var watch *sandbox.Watch
 	if escalationAllowed(dec) {
 		// A person approved, once, what no sandbox can grant (outside.go).
 		applied = sandbox.Applied{ABI: status.ABI, Notes: []string{"approved to run outside the sandbox (approval " + dec.Ticket + "): " + outsideSummary(dec.Reach)}}
 		runErr = cmd.Start()
+	} else if rj, jerr = g.beginJournal(req, dec, spec); jerr != nil {
+		runErr = jerr
+	} else if rj != nil {
+		applied, watch, runErr = sandbox.StartWatched(cmd, spec, status, pre, rj.handle)
 	} else {
 		applied, runErr = sandbox.StartPrepared(cmd, spec, status, pre)
 	}
@@ -281,6 +293,11 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		}
 	}
 	reaped := sandbox.ReapLeftovers()
+	var watched sandbox.WatchStats
+	if watch != nil {
+		watched = watch.Close()
+	}
+	jsum, jerr := rj.finish()
 	quarantined := quarantine(applied.Absent, g.cfg.Now())
 	rep := repos.Finish(sandbox.RepoOptions{Home: g.cfg.UserHome, Protected: keptReadOnly(spec, applied), Now: g.cfg.Now()})
 	// A command that exited with an error (not one killed by a signal,
@@ -312,10 +329,14 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	if len(reaped) > 0 {
 		sandboxAttrs = append(sandboxAttrs, slog.Any("reaped", reaped))
 	}
+	journalAttrs := journalAttrsOf(rj, jsum, watched, jerr)
 	attrs := []slog.Attr{
 		slog.Any("argv", req.Argv), slog.Int("exit_status", code),
 		slog.Float64("duration_ms", float64(g.cfg.Now().Sub(start).Microseconds())/1000),
 		slog.Group("sandbox", sandboxAttrs...),
+	}
+	if journalAttrs != nil {
+		attrs = append(attrs, slog.Group("journal", journalAttrs...))
 	}
 	if runErr != nil {
 		attrs = append(attrs, slog.String("error", runErr.Error()))
@@ -325,7 +346,10 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 			attrs = append(attrs, slog.String("signal", ws.Signal().String()))
 		}
 	}
-	res := RunResult{ExitCode: code, Quarantined: quarantined, Repos: rep.Repos, ReposUnchecked: rep.Unchecked, Reaped: reaped}
+	res := RunResult{ExitCode: code, Quarantined: quarantined, Repos: rep.Repos, ReposUnchecked: rep.Unchecked, Reaped: reaped, Journal: jsum}
+	if jerr != nil {
+		res.JournalErr = jerr.Error()
+	}
 	if err := g.cfg.Audit.Append(context.WithoutCancel(ctx), "run.finished", attrs...); err != nil && runErr == nil {
 		return res, err
 	}
@@ -604,6 +628,9 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		}
 		return sb, se
 	}
+	// What the command changes in the workspace is watched, and kept
+	// first, when the journal is on for it (journaled.go).
+	spec.Watch = g.journaled(dec.Workspace)
 	sb.spec = spec
 	return sb, nil
 }

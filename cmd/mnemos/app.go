@@ -447,10 +447,9 @@ var probeSandbox = sandbox.Probe
 
 // watchJournal reports, from the sandbox's status, whether the kernel
 // lets mnemos trap what a confined command changes, so that the journal
-// keeps it (gate.Config.Watch). Until the sandbox reports it, it says
-// no: the journal is off, and nothing is contained work. It is a variable
-// only so that tests can describe a kernel that traps changes.
-var watchJournal = func(sandbox.Status) bool { return false }
+// keeps it (gate.Config.Watch). It is a variable only so that tests can
+// describe a kernel that cannot.
+var watchJournal = func(st sandbox.Status) bool { return st.Watch }
 
 // loadLayers reads the policy stack: the system policy (honoured only when
 // root owns it and nobody else can write it; otherwise a warning and it is

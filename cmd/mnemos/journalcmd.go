@@ -46,7 +46,13 @@ func (a *app) openJournal() (*journal.Journal, gate.Paths, error) {
 	if err := a.trust(a.strictModes().CheckState(p)); err != nil {
 		return nil, p, err
 	}
-	j, err := journal.Open(journalOptions(p))
+	o := journalOptions(p)
+	if g, err := a.gate(); err == nil {
+		// The policy's bounds, for the undo's own record; a broken
+		// policy never keeps anyone from putting their work back.
+		o = g.JournalOptions()
+	}
+	j, err := journal.Open(o)
 	if err != nil {
 		return nil, p, &exitError{code: exitConfig, msg: err.Error()}
 	}
@@ -56,7 +62,7 @@ func (a *app) openJournal() (*journal.Journal, gate.Paths, error) {
 // journalOptions are the journal's settings: where it lives and its
 // bounds (the defaults of issue 21).
 func journalOptions(p gate.Paths) journal.Options {
-	return journal.Options{Dir: filepath.Join(p.StateDir, "journal"), Quota: journal.DefaultQuota,
+	return journal.Options{Dir: p.JournalDir(), Quota: journal.DefaultQuota,
 		MaxAge: journal.DefaultMaxAge, MaxFile: journal.DefaultMaxFile, Exclude: journal.DefaultExclude}
 }
 
@@ -215,6 +221,9 @@ func (c *ChangesCmd) Run(a *app, k *kong.Context) error {
 		printChanges(a.io.out, r, changes)
 		if c.Diff && rc.Diff != "" {
 			fmt.Fprint(a.io.out, rc.Diff)
+			if !strings.HasSuffix(rc.Diff, "\n") {
+				fmt.Fprintln(a.io.out)
+			}
 		}
 	}
 	if c.JSON {

@@ -81,6 +81,7 @@ func (c *RunCmd) Run(a *app) error {
 		if len(res.Reaped) > 0 {
 			fmt.Fprintf(a.io.err, "mnemos: note: stopped what the command left running in the background: %s (nothing a sandboxed command starts outlives it; run a server in the foreground of its own mnemos run)\n", strings.Join(res.Reaped, ", "))
 		}
+		reportJournal(a, res)
 		if res.Hint != "" {
 			for _, l := range strings.Split(res.Hint, "\n") {
 				fmt.Fprintf(a.io.err, "mnemos: hint: %s\n", l)
@@ -190,4 +191,37 @@ func warnRepos(a *app, repos []sandbox.DefusedRepo, unchecked string) {
 	if unchecked != "" {
 		fmt.Fprintf(a.io.err, "mnemos: warning: %s\n", oneLine(unchecked))
 	}
+}
+
+// reportJournal says what the journal could not keep of the run, always,
+// and, with -v or when the run dropped work the journal keeps, the run's
+// id and how to undo it.
+func reportJournal(a *app, res gate.RunResult) {
+	if res.JournalErr != "" {
+		fmt.Fprintf(a.io.err, "mnemos: warning: the journal's record of this run is incomplete: %s\n", res.JournalErr)
+	}
+	j := res.Journal
+	if j == nil || !j.Changed {
+		return
+	}
+	for _, n := range j.NotKept {
+		fmt.Fprintf(a.io.err, "mnemos: warning: the journal could not keep %s (%s): `mnemos undo` cannot bring it back\n", n.Path, n.Why)
+	}
+	if a.cli.Verbose || dropsKept(res.Decision) {
+		fmt.Fprintf(a.io.err, "mnemos: run %s changed the workspace: `mnemos changes %s` shows what, `mnemos undo %s` puts it back\n", j.ID, j.ID, j.ID)
+	}
+}
+
+// dropsKept says the run was allowed to drop work because the journal
+// keeps it (the decision's reason says how to undo it).
+func dropsKept(d gate.Decision) bool {
+	if !d.Journaled || d.Outcome != policy.Allow {
+		return false
+	}
+	for _, c := range d.Commands {
+		if c.Drops != "" {
+			return true
+		}
+	}
+	return false
 }
