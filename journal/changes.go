@@ -221,6 +221,8 @@ func (j *Journal) changes(lg *runLog) []Change {
 		switch {
 		case n.deleted && n.orig == "":
 			continue // made and removed by the run
+		case n.deleted && n.replaced == "" && stillThere(lg, n):
+			continue // the call failed: the same file is still there
 		case n.deleted:
 			c.Op, c.Path = OpDeleted, abs(n.orig)
 			if n.replaced != "" {
@@ -378,4 +380,12 @@ func readLimited(path string, limit int64) ([]byte, error) {
 // isText says whether data reads as text: valid UTF-8 with no NUL.
 func isText(data []byte) bool {
 	return bytes.IndexByte(data, 0) < 0 && utf8.Valid(data)
+}
+
+// stillThere says whether what the run's entries say was deleted is still
+// where it was when the run ended, the same file: the call was recorded
+// before the kernel ran it, and the kernel refused it.
+func stillThere(lg *runLog, n *node) bool {
+	after, ok := lg.After[n.orig]
+	return ok && n.pre.Ino != 0 && after.Ino == n.pre.Ino && after.Dev == n.pre.Dev && after.Type == n.pre.Type
 }

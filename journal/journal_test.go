@@ -636,3 +636,22 @@ func TestRunsByTicket(t *testing.T) {
 		t.Errorf("no ticket given: %d runs, %v", len(runs), err)
 	}
 }
+
+// A deletion the kernel refused (the call is recorded before it runs) is
+// no change: the same file is still there when the run ends.
+func TestRefusedDeletionIsNoChange(t *testing.T) {
+	w := newWS(t, Options{})
+	w.file("kept.txt", "still here\n", 0o644)
+	w.file("gone.txt", "bye\n", 0o644)
+	w.begin()
+	w.before(Unlink, "kept.txt", "") // refused by the kernel: nothing happens
+	w.unlink("gone.txt")
+	w.finish()
+	changes, err := w.j.Changes(w.r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Op != OpDeleted || changes[0].Path != w.p("gone.txt") {
+		t.Fatalf("changes = %+v, want only gone.txt deleted", changes)
+	}
+}

@@ -452,7 +452,7 @@ func printUndo(w io.Writer, rep journal.UndoReport) {
 		fmt.Fprintf(w, "dry run: nothing was changed (%d steps for run %s)\n", len(rep.Steps), strings.Join(rep.Runs, ", "))
 		return
 	}
-	fmt.Fprintf(w, "undid run %s: %d paths restored\n", strings.Join(rep.Runs, ", "), len(rep.Restored))
+	fmt.Fprintf(w, "undid run %s: %s restored\n", strings.Join(rep.Runs, ", "), plural(len(rep.Restored), "path"))
 	if len(rep.UndoRuns) > 0 {
 		fmt.Fprintf(w, "the undo is run %s: `mnemos undo %s` takes it back\n", strings.Join(rep.UndoRuns, ", "), strings.Join(rep.UndoRuns, " "))
 	}
