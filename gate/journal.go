@@ -7,12 +7,34 @@ import (
 	"syscall"
 
 	"github.com/mnemos-dev/mnemos/journal"
+	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/sandbox"
 )
 
 // JournalDir is where the journal keeps what runs changed, inside
 // mnemos's state directory, which no confined command can reach.
 func (p Paths) JournalDir() string { return filepath.Join(p.StateDir, "journal") }
+
+// watches says whether a sandboxed run in workspace ws has its changes
+// watched and kept by the journal.
+func (g *Gate) watches(ws string) bool {
+	return g.cfg.Paths.StateDir != "" && g.journaled(ws)
+}
+
+// reliesOnJournal says whether dec allows what it allows only because the
+// journal keeps what the run changes: contained work, or work dropped that
+// the journal brings back (dropswork.go).
+func reliesOnJournal(dec Decision) bool {
+	if !dec.Journaled || dec.Outcome != policy.Allow {
+		return false
+	}
+	for _, c := range dec.Commands {
+		if c.dropsKept || c.Policy != nil && c.Policy.Contained && c.Policy.ReliesOnSandbox {
+			return true
+		}
+	}
+	return false
+}
 
 // runJournal is one run's record in the journal, fed by the sandbox's
 // watch of the changes the command makes.

@@ -197,6 +197,16 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		return failed, g.refused(ctx, req, sb, status, err)
 	}
 	spec := sb.spec
+	// What the command changes in the workspace is watched, and kept
+	// first, when the journal is on for it (journal.go).
+	spec.Watch = !escalationAllowed(dec) && g.watches(dec.Workspace)
+	// A run allowed only because it can be undone runs watched, or not at all.
+	spec.RequireWatch = reliesOnJournal(dec)
+	if spec.RequireWatch && !spec.Watch {
+		return failed, g.refused(ctx, req, sb, status, &SandboxError{Status: status,
+			Err:  errors.New("this run was allowed because the journal keeps what it changes, and the journal cannot record it"),
+			Hint: "run it again; if it fails again, `mnemos status` says why the journal is off"})
+	}
 	if spec.Required && escalationAllowed(dec) {
 		return failed, g.refused(ctx, req, sb, status, &SandboxError{Status: status,
 			Err:  fmt.Errorf("%w: this run was approved to run outside the sandbox, and the sandbox is required (%s)", sandbox.ErrUnenforceable, sb.requiredBy),
@@ -417,6 +427,7 @@ func (g *Gate) prepareSandbox(req Request, opts RunOptions, status sandbox.Statu
 		e.base = g.requestSandbox(Decision{})
 		e.sb, e.err = g.sandboxSpec(req, Decision{Workspace: e.ws}, opts)
 		if e.err == nil {
+			e.sb.spec.Watch = g.watches(e.ws)
 			e.pre = sandbox.Prepare(e.sb.spec, status)
 		}
 	}()
@@ -628,9 +639,6 @@ func (g *Gate) sandboxSpec(req Request, dec Decision, opts RunOptions) (runSandb
 		}
 		return sb, se
 	}
-	// What the command changes in the workspace is watched, and kept
-	// first, when the journal is on for it (journaled.go).
-	spec.Watch = g.journaled(dec.Workspace)
 	sb.spec = spec
 	return sb, nil
 }

@@ -41,7 +41,10 @@ type helperPlanMsg struct {
 	// Watch is the filter that traps changes to files; the helper sends
 	// its listener back on helperWatch.
 	Watch []unix.SockFilter `json:"watch,omitempty"`
-	Dir   string            `json:"dir"`
+	// RequireWatch: a kernel that refuses the watch fails the helper,
+	// and the command does not run.
+	RequireWatch bool   `json:"require_watch,omitempty"`
+	Dir          string `json:"dir"`
 }
 
 type wireView struct {
@@ -105,7 +108,7 @@ func (w wireView) plan() *viewPlan {
 // before it executes the command; this process serves it with handle.
 // It returns once the command runs, or the helper's error, and a note
 // when the helper's kernel refused the watch.
-func startHelper(cmd *exec.Cmd, c confinementOf, handle func(Change) error) (w *Watch, note string, err error) {
+func startHelper(cmd *exec.Cmd, c confinementOf, handle func(Change) error, requireWatch bool) (w *Watch, note string, err error) {
 	var watchR, watchW *os.File
 	if c.watch != nil {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
@@ -116,7 +119,7 @@ func startHelper(cmd *exec.Cmd, c confinementOf, handle func(Change) error) (w *
 		defer watchR.Close()
 		defer watchW.Close()
 	}
-	err = runHelper(cmd, c, watchW, func() error {
+	err = runHelper(cmd, c, watchW, requireWatch, func() error {
 		if watchR == nil {
 			return nil
 		}
@@ -182,7 +185,7 @@ func receiveWatch(sock *os.File, handle func(Change) error) (*Watch, string, err
 // runHelper starts the helper with c's plan (and watch, the helper's end
 // of the watch socket, when not nil), calls started once it has started,
 // and returns once the command runs, or why not.
-func runHelper(cmd *exec.Cmd, c confinementOf, watch *os.File, started func() error) error {
+func runHelper(cmd *exec.Cmd, c confinementOf, watch *os.File, requireWatch bool, started func() error) error {
 	planR, planW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -194,7 +197,7 @@ func runHelper(cmd *exec.Cmd, c confinementOf, watch *os.File, started func() er
 		return err
 	}
 	defer statusR.Close()
-	msg := helperPlanMsg{View: c.view.wire(), Filter: c.filter, Watch: c.watch, Dir: cmd.Dir}
+	msg := helperPlanMsg{View: c.view.wire(), Filter: c.filter, Watch: c.watch, RequireWatch: requireWatch, Dir: cmd.Dir}
 	raw, err := json.Marshal(msg)
 	if err != nil {
 		planW.Close()
@@ -310,7 +313,7 @@ func RunHelper(argv []string) int {
 		}
 	}
 	if len(msg.Watch) > 0 {
-		if err := sendWatch(msg.Watch); err != nil {
+		if err := sendWatch(msg.Watch, msg.RequireWatch); err != nil {
 			return fail(err)
 		}
 	}
@@ -326,11 +329,14 @@ func RunHelper(argv []string) int {
 // sendWatch installs the watch's filter on the helper's thread and sends
 // the listener to the parent, or, when the kernel refuses the filter, why.
 // The helper keeps no copy: the command cannot reach it.
-func sendWatch(prog []unix.SockFilter) error {
+func sendWatch(prog []unix.SockFilter, required bool) error {
 	defer unix.Close(helperWatch)
 	fd, err := installWatch(prog)
 	if err != nil {
-		return unix.Sendmsg(helperWatch, []byte(err.Error()), nil, nil, 0)
+		if serr := unix.Sendmsg(helperWatch, []byte(err.Error()), nil, nil, 0); serr != nil || !required {
+			return serr
+		}
+		return fmt.Errorf("%w: changes cannot be watched: %v", ErrUnenforceable, err)
 	}
 	defer unix.Close(fd)
 	if err := unix.Sendmsg(helperWatch, []byte("listener"), unix.UnixRights(fd), nil, 0); err != nil {

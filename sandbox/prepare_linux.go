@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os/exec"
 	"reflect"
 	"sync"
@@ -124,6 +125,10 @@ func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status, handle func(Change
 			p.jobs <- nil
 			return p.c.a, nil, true, err
 		}
+	}
+	if p.r.watch == nil && spec.RequireWatch {
+		p.jobs <- nil
+		return p.c.a, nil, true, fmt.Errorf("%w: %s", ErrUnenforceable, p.r.watchNote)
 	}
 	p.r.watch.setHandler(handle)
 	p.jobs <- cmd

@@ -149,6 +149,10 @@ type Spec struct {
 	// (StartWatched). Where the kernel cannot (Status.Watch), the command
 	// runs unwatched and Applied says why.
 	Watch bool `json:"watch,omitempty"`
+	// RequireWatch refuses to start the command (ErrUnenforceable) when
+	// its changes cannot be watched: what allowed it relies on them being
+	// kept.
+	RequireWatch bool `json:"require_watch,omitempty"`
 }
 
 // restrictsTCP reports whether the spec limits TCP beyond refusing to

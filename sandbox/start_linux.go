@@ -142,7 +142,7 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared, handle func(C
 		}
 	}
 	if c.helper {
-		w, note, err := startHelper(cmd, c, handle)
+		w, note, err := startHelper(cmd, c, handle, spec.RequireWatch)
 		if err != nil {
 			return c.a, nil, err
 		}
@@ -157,6 +157,10 @@ func startWith(cmd *exec.Cmd, spec Spec, st Status, pre *Prepared, handle func(C
 			return
 		}
 		if r.watch, r.watchNote, r.err = startWatch(c.watch, handle, unix.Gettid()); r.err != nil {
+			return
+		}
+		if r.watch == nil && spec.RequireWatch {
+			r.err = fmt.Errorf("%w: %s", ErrUnenforceable, r.watchNote)
 			return
 		}
 		r.err = cmd.Start()
@@ -287,6 +291,9 @@ func confinement(spec Spec, st Status) (confinementOf, error) {
 			}
 		}
 		c.a.Notes = c.a.watchNote(c.watch != nil, why)
+		if c.watch == nil && spec.RequireWatch {
+			return c, fmt.Errorf("%w: changes cannot be watched: %s", ErrUnenforceable, why)
+		}
 	}
 	if c.fd, err = buildRuleset(c.h, p, spec, &c.a); err != nil {
 		return c, fmt.Errorf("build the Landlock ruleset: %w", err)
