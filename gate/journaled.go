@@ -32,6 +32,11 @@ func (g *Gate) Journal() policy.Journal {
 	return j
 }
 
+// CanJournal reports whether this machine lets the journal keep what a
+// confined command changes: the sandbox is enforced and Config.Watch says
+// the kernel can trap the changes.
+func (g *Gate) CanJournal() bool { return g.canWatch() }
+
 // canWatch reports whether the kernel lets mnemos trap what a confined
 // command changes: the sandbox is enforced and Config.Watch says so.
 func (g *Gate) canWatch() bool {
@@ -98,7 +103,7 @@ func dropLines(dec *Decision) []string {
 		}
 		l := "drops work: " + c.Text + ": " + c.Drops + "; no journal keeps it"
 		if dec.Journaled && c.dropsKept {
-			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it: after it runs, `mnemos undo --last` brings it back (the run prints its id)"
+			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it: after it runs, `mnemos undo --last` brings it back (the run prints its id); below level full it asks each time"
 		}
 		if l = approvals.Printable(l); !slices.Contains(out, l) {
 			out = append(out, l)

@@ -134,7 +134,7 @@ func scriptParams() testscript.Params {
 				cmd := exec.Command(prog, args[2:]...)
 				cmd.Dir = ts.MkAbs(".")
 				var env []string
-				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "MNEMOS_TEST_LANDLOCK_ABI", "MNEMOS_TEST_NO_VIEW", "MNEMOS_HOST_ID"} {
+				for _, k := range []string{"PATH", "HOME", "MNEMOS_HOME", "MNEMOS_SENDER", "MNEMOS_TEST_SYSTEM_POLICY", "TMPDIR", "GIT_CONFIG_NOSYSTEM", "MNEMOS_TEST_LANDLOCK_ABI", "MNEMOS_TEST_NO_VIEW", "MNEMOS_TEST_NO_JOURNAL", "MNEMOS_HOST_ID"} {
 					env = append(env, k+"="+ts.Getenv(k))
 				}
 				cmd.Env = append(os.Environ(), env...)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/policy"
@@ -217,10 +218,14 @@ func (c *ShowCmd) Run(a *app) error {
 	if c.YAML {
 		return showYAML(a.io.out, p)
 	}
+	j := g.Journal()
 	if c.JSON {
-		return writeJSON(a.io.out, map[string]any{"source": p.Source, "level": p.Level.String(), "shell": p.Shell, "rules": p.Rules})
+		return writeJSON(a.io.out, map[string]any{"source": p.Source, "level": p.Level.String(), "shell": p.Shell, "rules": p.Rules,
+			"journal": map[string]any{"enabled": j.On, "quota": j.Quota, "keep": formatDays(j.Keep), "max_file": j.MaxFile,
+				"big_deletion": j.BigDeletion, "exclude": j.Exclude, "watch": g.CanJournal()}})
 	}
 	fmt.Fprintf(a.io.out, "policy: %s\nlevel: %s\ndefaults.shell: %s\n", p.Source, p.Level, p.Shell)
+	fmt.Fprintf(a.io.out, "journal: %s\n", journalSummary(j, g.CanJournal()))
 	layers := p.Layers()
 	if len(layers) == 0 {
 		layers = []*policy.Policy{p}
@@ -267,4 +272,25 @@ func showYAML(w io.Writer, p *policy.Policy) error {
 		}
 	}
 	return nil
+}
+
+// journalSummary is policy show's line for the journal's settings.
+func journalSummary(j policy.Journal, watch bool) string {
+	if !j.On {
+		return "off (the policy turns it off: nothing is contained work)"
+	}
+	s := fmt.Sprintf("on (quota %s per workspace, keep %s, max_file %s, big_deletion %d, %d directories excluded)",
+		policy.FormatSize(j.Quota), formatDays(j.Keep), policy.FormatSize(j.MaxFile), j.BigDeletion, len(j.Exclude))
+	if !watch {
+		s += "; but this machine cannot trap the changes of confined commands (mnemos sandbox status): nothing is journaled, nor contained work"
+	}
+	return s
+}
+
+// formatDays writes a duration of whole days as 7d, else as Go does.
+func formatDays(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.String()
 }
