@@ -68,7 +68,7 @@ func (c *ServeCmd) Run(a *app) error {
 	}
 	// The runs an approval let through, with what they changed, and
 	// their undo (journal.undo in the audit log).
-	j, err := journal.Open(journalOptions(paths))
+	j, err := journal.Open(g.JournalOptions())
 	if err != nil {
 		return &exitError{code: exitConfig, msg: err.Error()}
 	}

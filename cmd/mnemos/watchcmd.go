@@ -48,7 +48,7 @@ func (c *ApprovalsWatchCmd) Run(a *app) error {
 		Watch: []string{paths.DBFile, paths.DBFile + "-wal"}, Audit: g.Config().Audit}
 	// The runs this identity's approvals let through, shown as they end,
 	// and their undo.
-	j, err := journal.Open(journalOptions(paths))
+	j, err := journal.Open(g.JournalOptions())
 	if err != nil {
 		return &exitError{code: exitConfig, msg: err.Error()}
 	}
