@@ -93,9 +93,16 @@ func (c *SandboxStatusCmd) Run(a *app) error {
 	if c.JSON {
 		return writeJSON(a.io.out, map[string]any{"landlock_abi": s.ABI, "enforced": s.Enforced, "seccomp": s.Seccomp,
 			"view": s.View, "view_error": s.ViewErr, "promises": s.Promises(),
-			"note": s.Note(), "gaps": s.Gaps(), "error": s.Err, "seccomp_error": s.SeccompErr})
+			"note": s.Note(), "gaps": s.Gaps(), "error": s.Err, "seccomp_error": s.SeccompErr,
+			"watch": s.Watch, "watch_error": s.WatchErr})
 	}
-	fmt.Fprintf(a.io.out, "landlock abi: %d\nenforced: %v\nseccomp: %v\nview: %v\n%s\n", s.ABI, s.Enforced, s.Seccomp, s.View, s.Note())
+	fmt.Fprintf(a.io.out, "landlock abi: %d\nenforced: %v\nseccomp: %v\nview: %v\n", s.ABI, s.Enforced, s.Seccomp, s.View)
+	if s.Watch {
+		fmt.Fprintln(a.io.out, "journal: each change a command makes to files is seen before it happens (`mnemos undo` can put it back)")
+	} else {
+		fmt.Fprintf(a.io.out, "journal: off: changes cannot be watched here: %s\n", s.WatchErr)
+	}
+	fmt.Fprintln(a.io.out, s.Note())
 	held := 0
 	for _, p := range s.Promises() {
 		if p.Holds {
