@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 			// The journal keeps what confined commands change, as on a
 			// kernel that lets mnemos trap the changes; scripts may
 			// describe one that does not.
-			watchJournal = func(sandbox.Status) bool { return os.Getenv("MNEMOS_TEST_NO_JOURNAL") == "" }
+			watchJournal = func(st sandbox.Status) bool { return st.Watch && os.Getenv("MNEMOS_TEST_NO_JOURNAL") == "" }
 			// Scripts may describe a machine where the view cannot be
 			// built (user namespaces disabled).
 			if v := os.Getenv("MNEMOS_TEST_NO_VIEW"); v != "" {
