@@ -110,7 +110,11 @@ func (p *Prepared) start(cmd *exec.Cmd, spec Spec, st Status, handle func(Change
 	if used || !p.ok {
 		return Applied{}, nil, false, nil
 	}
-	if !reflect.DeepEqual(spec, p.spec) || !reflect.DeepEqual(st, p.st) {
+	// Whether the watch is required is checked below, against the
+	// thread's watch: a spec that requires it matches one that did not.
+	same := spec
+	same.RequireWatch = p.spec.RequireWatch
+	if !reflect.DeepEqual(same, p.spec) || !reflect.DeepEqual(st, p.st) {
 		p.jobs <- nil
 		return Applied{}, nil, false, nil
 	}
