@@ -286,3 +286,22 @@ func TestSecurityUndoableRuleNeedsTheJournal(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoableProjectRule: a project's undoable ask rule filters the
+// layers above as an ask while the journal is off, or below level full;
+// at full with the journal it stands aside, like the user's own.
+func TestUndoableProjectRule(t *testing.T) {
+	user := mustParseAs(t, "user.yaml", "level: full\n")
+	project := mustParseAs(t, "project.yaml", "ask:\n  - name: make clean\n    command: {argv_prefix: [rm]}\n    undoable: true\n")
+	m, _ := Merge(nil, user, project)
+	for _, tc := range []struct {
+		level     Level
+		journaled bool
+		want      Outcome
+	}{{Full, false, Ask}, {Full, true, Allow}, {Supervised, true, Ask}} {
+		r := evalJournal(t, m, tc.level, tc.journaled, "rm -rf build")
+		if r.Outcome != tc.want || (r.Undoable != "") != tc.journaled {
+			t.Errorf("at %s, journal %v: %s (%s), undoable %q; want %s", tc.level, tc.journaled, r.Outcome, r.Reason, r.Undoable, tc.want)
+		}
+	}
+}
