@@ -96,6 +96,14 @@ func summarize(kind string, attrs map[string]any) string {
 	if sb, ok := attrs["sandbox"].(map[string]any); ok && kind == "run.finished" {
 		parts = append(parts, sandboxParts(sb)...)
 	}
+	if j, ok := attrs["journal"].(map[string]any); ok && kind == "run.finished" {
+		if id, _ := j["run"].(string); id != "" && j["changed"] == true {
+			parts = append(parts, "journal="+oneLine(id))
+		}
+		if nk, ok := j["not_kept"].([]any); ok && len(nk) > 0 {
+			parts = append(parts, fmt.Sprintf("not_kept=%d", len(nk)))
+		}
+	}
 	if len(parts) == 0 {
 		keys := make([]string, 0, len(attrs))
 		for k := range attrs {

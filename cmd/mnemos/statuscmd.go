@@ -16,6 +16,7 @@ import (
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/hook"
 	"github.com/mnemos-dev/mnemos/journal"
+	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/policy"
 	"github.com/mnemos-dev/mnemos/serve"
 )
@@ -120,6 +121,10 @@ type statusEvent struct {
 // statusJournal is the newest runs that changed files in the workspace
 // of the working directory.
 type statusJournal struct {
+	// On says whether the journal keeps what sandboxed runs change here;
+	// Off says why not.
+	On        bool        `json:"on"`
+	Off       string      `json:"off,omitempty"`
 	Workspace string      `json:"workspace"`
 	Runs      []statusRun `json:"runs"`
 	Error     string      `json:"error,omitempty"`
@@ -190,6 +195,7 @@ func (c *StatusCmd) Run(a *app) error {
 		rep.Warnings = append(rep.Warnings, "cannot read the audit log: "+err.Error())
 	}
 	rep.Journal = statusJournalOf(paths, cwd)
+	rep.Journal.On, rep.Journal.Off = journalOn(pol, probeSandbox())
 	if info, ok := serve.Running(paths.StateDir); ok {
 		rep.Serve = statusServe{Running: true, PID: info.PID, Addr: info.Addr}
 	}
@@ -568,6 +574,11 @@ func printStatus(w io.Writer, rep statusReport) {
 // printStatusJournal prints the runs that changed files in the
 // workspace, and nothing when none did.
 func printStatusJournal(line func(label, format string, args ...any), sj statusJournal) {
+	if sj.On {
+		line("journal", "on: what sandboxed runs change in the workspace can be undone (mnemos changes, mnemos undo)")
+	} else {
+		line("journal", "off: %s; nothing is contained work, and nothing runs because it could be undone", sj.Off)
+	}
 	if sj.Error != "" {
 		line("changes", "cannot read the journal: %s", cut(sj.Error, 160))
 		return
@@ -662,4 +673,22 @@ func cut(s string, n int) string {
 		s = string(r[:n-1]) + "…"
 	}
 	return oneLine(s)
+}
+
+// journalOn says whether the journal keeps what sandboxed runs change,
+// by the policy and this kernel, and why not.
+func journalOn(pol *policy.Policy, st sandbox.Status) (bool, string) {
+	switch {
+	case pol != nil && !pol.Journal.On:
+		return false, "the policy turns it off (journal: enabled: false)"
+	case !st.Enforced:
+		return false, "the sandbox is not enforced on this kernel"
+	case !watchJournal(st):
+		why := st.WatchErr
+		if why == "" {
+			why = "changes cannot be watched here"
+		}
+		return false, why
+	}
+	return true, ""
 }
