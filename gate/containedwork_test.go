@@ -91,8 +91,14 @@ func TestSecurityContainedWorkConcession(t *testing.T) {
 	} {
 		// Anything not allowed asks or is denied (a write the sandbox can
 		// never grant is denied up front).
-		if got := decide(tc.r); (got.Outcome == policy.Allow) != (tc.want == policy.Allow) {
+		got := decide(tc.r)
+		if (got.Outcome == policy.Allow) != (tc.want == policy.Allow) {
 			t.Errorf("%s: %s (%s), want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+		// A run the concession lets through is recorded under the
+		// approval that granted it, for the approval's page.
+		if got.Outcome == policy.Allow && runApproval(got) != d.Approval.Token {
+			t.Errorf("%s: the run's approval is %q, want %q", tc.name, runApproval(got), d.Approval.Token)
 		}
 	}
 }

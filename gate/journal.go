@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"regexp"
 	"log/slog"
 	"path/filepath"
 	"syscall"
@@ -36,6 +37,30 @@ func reliesOnJournal(dec Decision) bool {
 	return false
 }
 
+// concessionName matches the name of the rule a session concession
+// becomes (sessionPolicy, containedPolicy), which ends with the approval
+// that granted it.
+var concessionName = regexp.MustCompile(`\(approval ([a-z2-7]+), until [0-9]{2}:[0-9]{2}\)$`)
+
+// runApproval is the approval that let a run through, which its record in
+// the journal carries so that the approval's page shows what it changed:
+// the one it spends, or the approval behind the session concession
+// (--remember contained, session) that allowed its commands.
+func runApproval(dec Decision) string {
+	if dec.Ticket != "" {
+		return dec.Ticket
+	}
+	for _, c := range dec.Commands {
+		if c.Outcome != policy.Allow || c.Policy == nil || c.Policy.Rule == nil {
+			continue
+		}
+		if m := concessionName.FindStringSubmatch(c.Policy.Rule.Name); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
 // runJournal is one run's record in the journal, fed by the sandbox's
 // watch of the changes the command makes.
 type runJournal struct {
@@ -54,7 +79,7 @@ func (g *Gate) beginJournal(req Request, dec Decision, spec sandbox.Spec) (*runJ
 		return nil, err
 	}
 	run, err := j.Begin(journal.RunInfo{Workspace: dec.Workspace, Argv: req.Argv, Cwd: req.Cwd,
-		Session: req.Session, Ticket: dec.Ticket, Channel: req.Channel, Sender: req.Sender})
+		Session: req.Session, Ticket: runApproval(dec), Channel: req.Channel, Sender: req.Sender})
 	if err != nil {
 		j.Close()
 		return nil, err
