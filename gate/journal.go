@@ -2,9 +2,9 @@ package gate
 
 import (
 	"fmt"
-	"regexp"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"syscall"
 
 	"github.com/mnemos-dev/mnemos/journal"

@@ -16,8 +16,8 @@ import (
 	"github.com/mnemos-dev/mnemos/gate"
 	"github.com/mnemos-dev/mnemos/hook"
 	"github.com/mnemos-dev/mnemos/journal"
-	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/policy"
+	"github.com/mnemos-dev/mnemos/sandbox"
 	"github.com/mnemos-dev/mnemos/serve"
 )
 
