@@ -17,8 +17,13 @@
 // a directory's mode; "absent" for a name about to be made. A run keeps a
 // path's content once, however often it writes it: what a run holds
 // follows its renames (a directory's rename moves everything below it).
-// A rename keeps only what it replaces; a tree moved out of the workspace
-// is kept as if deleted.
+// A rename keeps only what it replaces; a tree moved out of the workspace,
+// or to a name the journal excludes (mv src target), is kept as if
+// deleted. A call that will change nothing (removing a name that does
+// not exist, making one that does) is not recorded. A hard link from a
+// kept file to a name the journal does not keep fails with EXDEV, as a
+// link to another file system does: the file could be written through
+// it unrecorded.
 //
 // # The store
 //

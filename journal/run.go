@@ -200,6 +200,23 @@ func (r *Run) Before(kind Kind, path, path2 string) error {
 		path2 = filepath.Clean(path2)
 		rel2, in2 = r.ours(path2, false)
 	}
+	if kind == Rename || kind == Exchange {
+		// A directory moved to a name the journal excludes (mv src
+		// target) takes what is below it out of the journal's sight,
+		// as a move out of the workspace does: it is kept as deleted.
+		if in2 && r.j.excludedName(rel2) && isDir(path) {
+			in2 = false
+		}
+		if kind == Exchange && in1 && r.j.excludedName(rel1) && isDir(path2) {
+			in1 = false
+		}
+	}
+	if kind == Link && in1 && !in2 {
+		// A second name the journal does not keep (below node_modules,
+		// dist...) would let a later run write the file through it
+		// unrecorded: refused as a link to another file system is.
+		return syscall.EXDEV
+	}
 	if !in1 && !in2 || two && kind != Link && path == path2 {
 		// Renaming a name to itself changes nothing.
 		return nil
@@ -242,6 +259,20 @@ func (r *Run) ours(path string, dirKind bool) (string, bool) {
 func (r *Run) abs(rel string) string { return filepath.Join(r.ws, rel) }
 
 func (r *Run) before(kind Kind, path, rel1 string, in1 bool, path2, rel2 string, in2 bool) error {
+	switch kind {
+	case Unlink, Rmdir, Chmod, Chown:
+		// A call that will fail changes nothing, and the log, which
+		// the quota does not count, must not grow with it: removing or
+		// chmod-ing a name that does not exist, making one that does
+		// (what another thread makes meanwhile is recorded as made).
+		if st, err := lstat(path); err == nil && st.Type == TypeAbsent {
+			return nil
+		}
+	case Mkdir, Mknod, Symlink:
+		if st, err := lstat(path); err == nil && st.Type != TypeAbsent {
+			return nil
+		}
+	}
 	switch kind {
 	case Write, Unlink, Rmdir, Mkdir, Mknod, Symlink:
 		if kind == Write && r.saved[rel1]&savedContent != 0 {
@@ -679,4 +710,10 @@ func (r *Run) Finish() (Summary, error) {
 	}
 	end := &record{T: "end", At: r.j.o.Now().UnixNano(), Entries: r.entries, Kept: r.kept}
 	return sum, appendLine(r.f, &r.off, end)
+}
+
+// isDir says whether path is a directory (not a link to one).
+func isDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
 }
