@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // A run's log is JSON lines, written with one write(2) each on an
@@ -66,6 +67,52 @@ type record struct {
 	Interrupted bool  `json:"interrupted,omitempty"`
 	Entries     int   `json:"entries,omitempty"`
 	Kept        int64 `json:"kept,omitempty"`
+
+	// The bytes of a name that is not UTF-8 (JSON would replace them):
+	// written beside the name, read back over it.
+	PX   []byte `json:"px,omitempty"`
+	P2X  []byte `json:"p2x,omitempty"`
+	WSX  []byte `json:"wsx,omitempty"`
+	CwdX []byte `json:"cwdx,omitempty"`
+}
+
+// A name is bytes, and JSON strings are UTF-8: a name that is not is
+// written again, whole, in base64 beside it, so that two names differing
+// only in such bytes stay two names.
+
+func (r record) MarshalJSON() ([]byte, error) {
+	type plain record
+	v := plain(r)
+	v.PX, v.P2X, v.WSX, v.CwdX = rawName(r.P), rawName(r.P2), rawName(r.WS), rawName(r.Cwd)
+	return json.Marshal(v)
+}
+
+func (r *record) UnmarshalJSON(b []byte) error {
+	type plain record
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = record(v)
+	r.P, r.P2, r.WS, r.Cwd = nameOf(r.P, r.PX), nameOf(r.P2, r.P2X), nameOf(r.WS, r.WSX), nameOf(r.Cwd, r.CwdX)
+	r.PX, r.P2X, r.WSX, r.CwdX = nil, nil, nil, nil
+	return nil
+}
+
+// rawName is s's bytes when JSON cannot carry s as it is, nil otherwise.
+func rawName(s string) []byte {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	return []byte(s)
+}
+
+// nameOf is the name written as s, or raw when it was written whole.
+func nameOf(s string, raw []byte) string {
+	if raw != nil {
+		return string(raw)
+	}
+	return s
 }
 
 // runLog is a log as read.

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -53,6 +54,30 @@ type State struct {
 	// Kept says why a regular file has no Object: keptEarlier, keptMeta,
 	// NotKeptTooBig, NotKeptQuota.
 	Kept string `json:"k,omitempty"`
+}
+
+// MarshalJSON writes a link's target that is not UTF-8 whole beside it
+// (see record.MarshalJSON).
+func (s State) MarshalJSON() ([]byte, error) {
+	type plain State
+	return json.Marshal(struct {
+		plain
+		TargetX []byte `json:"lx,omitempty"`
+	}{plain(s), rawName(s.Target)})
+}
+
+func (s *State) UnmarshalJSON(b []byte) error {
+	type plain State
+	var v struct {
+		plain
+		TargetX []byte `json:"lx,omitempty"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = State(v.plain)
+	s.Target = nameOf(s.Target, v.TargetX)
+	return nil
 }
 
 // Restorable says whether the content the state describes can be put back.
