@@ -54,7 +54,12 @@
 //
 // [Journal.Undo] replays a run's entries in reverse. Content goes back
 // through a temporary file in the same directory renamed over the name,
-// so a crash leaves each file old or new; modes and times follow. Names
+// so a crash leaves each file old or new; modes and times follow. Every
+// path undo changes is reached from the workspace (or, for a file a run
+// moved in, from /) one directory at a time without following a link,
+// and acted on through that directory's descriptor: a directory a later
+// run replaced with a link to the home directory cannot lead undo out of
+// the workspace; such a path is a conflict, and forced, a failed step. Names
 // that were hard links of one file before the run become links of the
 // restored file again. Undo refuses, listing them, paths whose state
 // differs from what the run left (Finish records it) or that another run

@@ -10,6 +10,15 @@ import (
 
 var errNotDir = syscall.ENOTDIR
 
+// Why undo leaves a path alone.
+var (
+	// errOutside: the path is not below the workspace.
+	errOutside = errors.New("outside the workspace: mnemos undo does not write there")
+	// errLinkOnTheWay: a directory on the way to the path is a link now
+	// (or not a directory), which could lead out of the workspace.
+	errLinkOnTheWay = errors.New("a link now stands where the run left a directory: mnemos undo does not follow it")
+)
+
 // Types of what a path holds.
 const (
 	TypeAbsent  = "absent"
@@ -99,10 +108,18 @@ func lstat(path string) (State, error) {
 
 // stateOf describes fi; a link's target is read from path.
 func stateOf(path string, fi fs.FileInfo) State {
+	return stateWith(fi, func() string {
+		t, _ := os.Readlink(path)
+		return t
+	})
+}
+
+// stateWith describes fi; target reads a link's target.
+func stateWith(fi fs.FileInfo, target func() string) State {
 	s := State{Type: typeOf(fi.Mode()), Mode: unixPerm(fi.Mode()), Size: fi.Size()}
 	sysStat(fi, &s)
 	if s.Type == TypeSymlink {
-		s.Target, _ = os.Readlink(path)
+		s.Target = target()
 	}
 	if s.Type == TypeDir || s.Type == TypeSymlink {
 		s.Size = 0

@@ -208,7 +208,7 @@ func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) ([]Confl
 			if newerTouches(runs[:i], ws, n) {
 				continue
 			}
-			now, err := lstat(filepath.Join(ws, n))
+			now, err := lstatBelow(ws, filepath.Join(ws, n))
 			if err != nil || !sameAfter(t.lg.After[n], now) {
 				add(Conflict{Path: filepath.Join(ws, n), Run: t.rec.ID, Why: "changed since run " + t.rec.ID + " ended"})
 			}
@@ -296,8 +296,8 @@ type undoer struct {
 }
 
 type dirTime struct {
-	path  string
-	mtime int64
+	ws, path string
+	mtime    int64
 }
 
 // errStop ends an undo: the undo's own journal cannot record.
@@ -334,7 +334,10 @@ func (u *undoer) all(runs []undoTarget) error {
 	// Directories get their times back last: putting their files back
 	// moved them.
 	for i := len(u.dirs) - 1; i >= 0; i-- {
-		_ = lutimes(u.dirs[i].path, u.dirs[i].mtime)
+		if a, err := openAt(u.dirs[i].ws, u.dirs[i].path); err == nil {
+			_ = a.lutimes(u.dirs[i].mtime)
+			a.close()
+		}
 	}
 	return nil
 }
@@ -429,9 +432,54 @@ func (u *undoer) before(k Kind, path, path2 string) error {
 	return nil
 }
 
+// open opens the directory of path (see openAt), from the workspace, or
+// from / for a path outside it (a move's inverse puts a file back where
+// it came from): reached through no link, so that a directory replaced
+// by one since the run cannot lead undo elsewhere.
+func (u *undoer) open(path string) (*at, error) {
+	if _, ok := within(u.ws, path); ok {
+		return openAt(u.ws, path)
+	}
+	return openAt("/", path)
+}
+
+// at opens the directory of path for a step op (see open); where it
+// cannot, the step fails and ok is false.
+func (u *undoer) at(op, path string) (a *at, ok bool) {
+	a, err := u.open(path)
+	if err != nil {
+		u.step(op, path, "", err)
+		return nil, false
+	}
+	return a, true
+}
+
+// lstat describes what is at path, reached without following a link
+// (errLinkOnTheWay when a directory on the way is one now).
+func (u *undoer) lstat(path string) (State, error) {
+	if _, ok := within(u.ws, path); ok {
+		return lstatBelow(u.ws, path)
+	}
+	return lstatBelow("/", path)
+}
+
+// lstatBelow describes what is at path below ws, reached one name at a
+// time without following a link.
+func lstatBelow(ws, path string) (State, error) {
+	a, err := openAt(ws, path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return State{Type: TypeAbsent}, nil
+	}
+	if err != nil {
+		return State{}, err
+	}
+	defer a.close()
+	return a.lstat()
+}
+
 // restore puts back the state s at path.
 func (u *undoer) restore(path string, s State) error {
-	cur, err := lstat(path)
+	cur, err := u.lstat(path)
 	if err != nil {
 		u.step("restore", path, "", err)
 		return nil
@@ -445,7 +493,7 @@ func (u *undoer) restore(path string, s State) error {
 	case TypeFile:
 		return u.restoreFile(path, s, cur)
 	case TypeDir:
-		u.dirs = append(u.dirs, dirTime{path, s.Mtime})
+		u.dirs = append(u.dirs, dirTime{u.ws, path, s.Mtime})
 		if cur.Type == TypeDir {
 			return u.meta(path, s)
 		}
@@ -457,17 +505,22 @@ func (u *undoer) restore(path string, s State) error {
 			if err := u.remove(path, cur); err != nil {
 				return err
 			}
-			if c, _ := lstat(path); c.Type != TypeAbsent {
+			if c, _ := u.lstat(path); c.Type != TypeAbsent {
 				return nil
 			}
 		}
+		a, ok := u.at("mkdir", path)
+		if !ok {
+			return nil
+		}
+		defer a.close()
 		if err := u.before(Mkdir, path, ""); err != nil {
 			return err
 		}
-		err := os.Mkdir(path, goMode(s.Mode))
+		err := a.mkdir(s.Mode)
 		if err == nil {
-			err = os.Chmod(path, goMode(s.Mode))
-			u.owner(path, s)
+			err = a.chmod(s.Mode)
+			u.owner(a, s)
 		}
 		u.step("mkdir", path, "", err)
 	case TypeSymlink:
@@ -483,18 +536,24 @@ func (u *undoer) restore(path string, s State) error {
 				return err
 			}
 		}
+		a, ok := u.at("symlink", path)
+		if !ok {
+			return nil
+		}
+		defer a.close()
 		tmp := tempName(path)
+		ta := a.sibling(filepath.Base(tmp))
 		if err := u.before(Symlink, tmp, ""); err != nil {
 			return err
 		}
-		err := os.Symlink(s.Target, tmp)
+		err := ta.symlink(s.Target)
 		if err == nil {
 			if err = u.before(Rename, tmp, path); err != nil {
-				os.Remove(tmp)
+				_ = ta.unlink()
 				return err
 			}
-			if err = os.Rename(tmp, path); err != nil {
-				os.Remove(tmp)
+			if err = renameAt(ta, a); err != nil {
+				_ = ta.unlink()
 			}
 		}
 		u.step("symlink", path, s.Target, err)
@@ -511,12 +570,17 @@ func (u *undoer) restore(path string, s State) error {
 				return err
 			}
 		}
+		a, ok := u.at("mkfifo", path)
+		if !ok {
+			return nil
+		}
+		defer a.close()
 		if err := u.before(Mknod, path, ""); err != nil {
 			return err
 		}
-		err := mkfifo(path, s.Mode)
+		err := a.mkfifo(s.Mode)
 		if err == nil {
-			err = os.Chmod(path, goMode(s.Mode))
+			err = a.chmod(s.Mode)
 		}
 		u.step("mkfifo", path, "", err)
 	default:
@@ -533,12 +597,17 @@ func (u *undoer) remove(path string, cur State) error {
 		u.step("remove", path, "", nil)
 		return nil
 	}
+	a, ok := u.at("remove", path)
+	if !ok {
+		return nil
+	}
+	defer a.close()
 	var err error
 	if cur.Type == TypeDir {
 		if err = u.before(Rmdir, path, ""); err != nil {
 			return err
 		}
-		err = syscall.Rmdir(path)
+		err = a.rmdir()
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
 			err = errors.New("the directory holds files the run did not make")
 		}
@@ -546,7 +615,7 @@ func (u *undoer) remove(path string, cur State) error {
 		if err = u.before(Unlink, path, ""); err != nil {
 			return err
 		}
-		err = syscall.Unlink(path)
+		err = a.unlink()
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil
@@ -573,10 +642,15 @@ func (u *undoer) restoreFile(path string, s State, cur State) error {
 				return err
 			}
 		}
+		a, ok := u.at("create", path)
+		if !ok {
+			return nil
+		}
+		defer a.close()
 		if err := u.before(Write, path, ""); err != nil {
 			return err
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, goMode(s.Mode))
+		f, err := a.create(s.Mode)
 		if err == nil {
 			err = f.Close()
 		}
@@ -585,7 +659,7 @@ func (u *undoer) restoreFile(path string, s State, cur State) error {
 	case s.Object == "":
 		// Not kept: only a file that still has the content can be
 		// given its metadata back.
-		if s.Digest != "" && cur.Type == TypeFile && cur.Size == s.Size && fileDigest(path) == s.Digest {
+		if s.Digest != "" && cur.Type == TypeFile && cur.Size == s.Size && u.digest(path) == s.Digest {
 			return u.meta(path, s)
 		}
 		why := "its content was not kept"
@@ -611,11 +685,11 @@ func (u *undoer) restoreFile(path string, s State, cur State) error {
 	if prev, ok := u.restored[id]; ok && prev != path && s.Ino != 0 {
 		// Another name of the same file was put back already (a file
 		// with several names before the run): this one is linked to it.
-		if p, _ := lstat(prev); p.Type == TypeFile && !(cur.Type == TypeFile && cur.Ino == p.Ino) {
+		if p, _ := u.lstat(prev); p.Type == TypeFile && !(cur.Type == TypeFile && cur.Ino == p.Ino) {
 			return u.linkOver(prev, path, cur)
 		}
 	}
-	if cur.Type == TypeFile && cur.Size == s.Size && fileDigest(path) == s.Object {
+	if cur.Type == TypeFile && cur.Size == s.Size && u.digest(path) == s.Object {
 		if err := u.meta(path, s); err != nil {
 			return err
 		}
@@ -630,22 +704,28 @@ func (u *undoer) restoreFile(path string, s State, cur State) error {
 		if err := u.remove(path, cur); err != nil {
 			return err
 		}
-		if c, _ := lstat(path); c.Type != TypeAbsent {
+		if c, _ := u.lstat(path); c.Type != TypeAbsent {
 			return nil
 		}
 	}
+	a, ok := u.at("restore", path)
+	if !ok {
+		return nil
+	}
+	defer a.close()
 	tmp := tempName(path)
+	ta := a.sibling(filepath.Base(tmp))
 	if err := u.before(Write, tmp, ""); err != nil {
 		return err
 	}
-	err := u.writeObject(tmp, s)
+	err := u.writeObject(ta, s)
 	if err == nil {
 		if err := u.before(Rename, tmp, path); err != nil {
-			os.Remove(tmp)
+			_ = ta.unlink()
 			return err
 		}
-		if err = os.Rename(tmp, path); err != nil {
-			os.Remove(tmp)
+		if err = renameAt(ta, a); err != nil {
+			_ = ta.unlink()
 		}
 	}
 	u.step("restore", path, "", err)
@@ -674,18 +754,29 @@ func (u *undoer) linkOver(target, path string, cur State) error {
 			return err
 		}
 	}
+	a, ok := u.at("link", path)
+	if !ok {
+		return nil
+	}
+	defer a.close()
+	from, ok := u.at("link", target)
+	if !ok {
+		return nil
+	}
+	defer from.close()
 	tmp := tempName(path)
+	ta := a.sibling(filepath.Base(tmp))
 	if err := u.before(Link, target, tmp); err != nil {
 		return err
 	}
-	err := os.Link(target, tmp)
+	err := linkAt(from, ta)
 	if err == nil {
 		if err = u.before(Rename, tmp, path); err != nil {
-			os.Remove(tmp)
+			_ = ta.unlink()
 			return err
 		}
-		if err = os.Rename(tmp, path); err != nil {
-			os.Remove(tmp)
+		if err = renameAt(ta, a); err != nil {
+			_ = ta.unlink()
 		}
 	}
 	u.step("link", path, target, err)
@@ -694,13 +785,13 @@ func (u *undoer) linkOver(target, path string, cur State) error {
 
 // writeObject writes the object s names to a new file tmp, with s's mode,
 // owner and modification time, checking the content's digest.
-func (u *undoer) writeObject(tmp string, s State) error {
+func (u *undoer) writeObject(tmp *at, s State) error {
 	src, err := u.j.openObject(s.Object)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	f, err := tmp.create(0o600)
 	if err != nil {
 		return err
 	}
@@ -722,10 +813,10 @@ func (u *undoer) writeObject(tmp string, s State) error {
 		err = cerr
 	}
 	if err == nil && s.Mtime != 0 {
-		err = lutimes(tmp, s.Mtime)
+		err = tmp.lutimes(s.Mtime)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		_ = tmp.unlink()
 	}
 	return err
 }
@@ -733,7 +824,7 @@ func (u *undoer) writeObject(tmp string, s State) error {
 // meta puts back a path's mode, owner and (for a file) modification time,
 // when the path holds the same type of thing.
 func (u *undoer) meta(path string, s State) error {
-	cur, err := lstat(path)
+	cur, err := u.lstat(path)
 	if err != nil || cur.Type != s.Type || cur.Type == TypeAbsent || cur.Type == TypeSymlink {
 		return nil
 	}
@@ -747,26 +838,31 @@ func (u *undoer) meta(path string, s State) error {
 		u.step("mode", path, "", nil)
 		return nil
 	}
+	a, ok := u.at("mode", path)
+	if !ok {
+		return nil
+	}
+	defer a.close()
 	if err := u.before(Chmod, path, ""); err != nil {
 		return err
 	}
 	if ownerDiffers {
-		u.owner(path, s)
+		u.owner(a, s)
 	}
 	if modeDiffers || ownerDiffers {
-		err = os.Chmod(path, goMode(s.Mode))
+		err = a.chmod(s.Mode)
 	}
 	if err == nil && timeDiffers {
-		err = lutimes(path, s.Mtime)
+		err = a.lutimes(s.Mtime)
 	}
 	u.step("mode", path, "", err)
 	return nil
 }
 
-// owner gives path back its owner, when mnemos may (root, or a group of
-// its own); otherwise it stays the user's.
-func (u *undoer) owner(path string, s State) {
-	_ = os.Lchown(path, s.UID, s.GID)
+// owner gives a name back its owner, when mnemos may (root, or a group
+// of its own); otherwise it stays the user's.
+func (u *undoer) owner(a *at, s State) {
+	_ = a.lchown(s.UID, s.GID)
 }
 
 // relink makes the other names a file had before the run (s.Nlink > 1)
@@ -776,7 +872,7 @@ func (u *undoer) relink(path string, s State, cur State) error {
 	if s.Nlink <= 1 || u.links == nil {
 		return nil
 	}
-	now, err := lstat(path)
+	now, err := u.lstat(path)
 	if err != nil || now.Type != TypeFile {
 		return nil
 	}
@@ -794,7 +890,7 @@ func (u *undoer) relink(path string, s State, cur State) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		other, err := lstat(n)
+		other, err := u.lstat(n)
 		if err != nil || other.Type != TypeFile || other.Ino == now.Ino {
 			continue
 		}
@@ -857,10 +953,11 @@ func linkIndex(ws string, j *Journal) map[[2]uint64][]string {
 }
 
 // move puts what is at from back at to (a rename's inverse; to may be
-// outside the workspace). What cannot go back is left where it is, and
-// move returns false: what follows must not be done.
+// outside the workspace, where the file came from), each reached through
+// no link. What cannot go back is left where it is, and move returns
+// false: what follows must not be done.
 func (u *undoer) move(from, to string) (bool, error) {
-	src, err := lstat(from)
+	src, err := u.lstat(from)
 	if err != nil {
 		u.step("move", to, from, err)
 		return false, nil
@@ -869,9 +966,9 @@ func (u *undoer) move(from, to string) (bool, error) {
 		u.step("move", to, from, errors.New(from+" is gone"))
 		return false, nil
 	}
-	dst, err := lstat(to)
+	dst, err := u.lstat(to)
 	if err != nil {
-		u.step("move", to, from, err)
+		u.step("move", to, from, fmt.Errorf("%w; %s is left in place", err, from))
 		return false, nil
 	}
 	if dst.Type != TypeAbsent {
@@ -884,18 +981,34 @@ func (u *undoer) move(from, to string) (bool, error) {
 		u.step("move", to, from, nil)
 		return true, nil
 	}
+	fa, err := u.open(from)
+	if err != nil {
+		u.step("move", to, from, err)
+		return false, nil
+	}
+	defer fa.close()
+	ta, err := u.open(to)
+	if err != nil {
+		u.step("move", to, from, err)
+		return false, nil
+	}
+	defer ta.close()
 	if err := u.before(Rename, from, to); err != nil {
 		return false, err
 	}
-	err = os.Rename(from, to)
+	err = renameAt(fa, ta)
 	u.step("move", to, from, err)
 	return err == nil, nil
 }
 
 // exchange swaps a and b back.
 func (u *undoer) exchange(a, b string) error {
-	sa, _ := lstat(a)
-	sb, _ := lstat(b)
+	sa, erra := u.lstat(a)
+	sb, errb := u.lstat(b)
+	if err := errors.Join(erra, errb); err != nil {
+		u.step("exchange", a, b, err)
+		return nil
+	}
 	if sa.Type == TypeAbsent || sb.Type == TypeAbsent {
 		u.step("exchange", a, b, errors.New("both names must exist to be exchanged back"))
 		return nil
@@ -904,10 +1017,20 @@ func (u *undoer) exchange(a, b string) error {
 		u.step("exchange", a, b, nil)
 		return nil
 	}
+	aa, ok := u.at("exchange", a)
+	if !ok {
+		return nil
+	}
+	defer aa.close()
+	ba, ok := u.at("exchange", b)
+	if !ok {
+		return nil
+	}
+	defer ba.close()
 	if err := u.before(Exchange, a, b); err != nil {
 		return err
 	}
-	u.step("exchange", a, b, exchange(a, b))
+	u.step("exchange", a, b, exchangeAt(aa, ba))
 	return nil
 }
 
@@ -918,9 +1041,15 @@ func tempName(path string) string {
 	return filepath.Join(filepath.Dir(path), ".mnemos-undo-"+hex.EncodeToString(b[:]))
 }
 
-// fileDigest is the SHA-256 of a file's content, "" when it cannot be read.
-func fileDigest(path string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+// digest is the SHA-256 of the content of the file at path, reached
+// through no link; "" when it cannot be read.
+func (u *undoer) digest(path string) string {
+	a, err := u.open(path)
+	if err != nil {
+		return ""
+	}
+	defer a.close()
+	f, err := a.open()
 	if err != nil {
 		return ""
 	}
