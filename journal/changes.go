@@ -214,14 +214,49 @@ func (j *Journal) changes(lg *runLog) []Change {
 		}
 		return true, ""
 	}
+	nodes := netChanges(lg)
+	// What the run made where a path it deleted was (git checkout, an
+	// editor or a formatter that removes a file and writes it again): the
+	// deletion happened (the new thing was recorded as made on an absent
+	// path, whatever inode number it was given), and the path changed.
+	remade := map[string]*node{}
+	for _, n := range nodes {
+		if n.orig == "" && !n.deleted && n.path != "" {
+			remade[n.path] = n
+		}
+	}
+	paired := map[*node]bool{}
 	var out []Change
-	for _, n := range netChanges(lg) {
+	for _, n := range nodes {
 		ok, why := restorable(n)
 		c := Change{Type: n.pre.Type, Restorable: ok, Why: why, old: n.pre.Object, oldSize: n.pre.Size, OldMode: n.pre.Mode}
+		var again *node
+		if n.deleted && n.orig != "" && n.replaced == "" {
+			again = remade[n.orig]
+		}
 		switch {
 		case n.deleted && n.orig == "":
 			continue // made and removed by the run
-		case n.deleted && n.replaced == "" && stillThere(lg, n):
+		case paired[n]:
+			continue // listed as the change of the path it was made on
+		case again != nil && again.from == "" && n.pre.Type != TypeAbsent && lg.After[n.orig].Type == n.pre.Type:
+			paired[again] = true
+			after := lg.After[n.orig]
+			if n.pre.Type != TypeDir && (n.pre.Type != TypeSymlink || after.Target != n.pre.Target) {
+				m := c
+				m.Op, m.Path = OpChanged, abs(n.orig)
+				m.Since = since(n.orig)
+				out = append(out, m)
+			}
+			if after.Mode != n.pre.Mode {
+				m := c
+				m.Op, m.Path, m.NewMode = OpMode, abs(n.orig), after.Mode
+				m.Restorable, m.Why = true, ""
+				m.Since = since(n.orig)
+				out = append(out, m)
+			}
+			continue
+		case n.deleted && n.replaced == "" && again == nil && stillThere(lg, n):
 			continue // the call failed: the same file is still there
 		case n.deleted:
 			c.Op, c.Path = OpDeleted, abs(n.orig)

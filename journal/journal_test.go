@@ -655,3 +655,81 @@ func TestRefusedDeletionIsNoChange(t *testing.T) {
 		t.Fatalf("changes = %+v, want only gone.txt deleted", changes)
 	}
 }
+
+// A file the run deleted and wrote again (git checkout -- ., which unlinks
+// each file it puts back and makes it anew) is listed as changed, its
+// diff from what it held, not as a new file: the work it held is what
+// undo brings back. A link made again to another target is changed too,
+// a directory removed and made again with the same mode is no change.
+func TestRemadePathIsChanged(t *testing.T) {
+	w := newWS(t, Options{})
+	w.file("calc.py", "uncommitted work\n", 0o644)
+	w.file("tool.sh", "#!/bin/sh\n", 0o755)
+	w.must(os.Symlink("calc.py", w.p("link")))
+	w.must(os.Mkdir(w.p("build"), 0o755))
+	before := snapshot(t, w.dir)
+	w.begin()
+	w.unlink("calc.py")
+	w.write("calc.py", "committed\n")
+	w.unlink("tool.sh")
+	w.write("tool.sh", "#!/bin/sh\necho made again\n")
+	w.unlink("link")
+	w.symlink("tool.sh", "link")
+	w.rmdir("build")
+	w.mkdir("build", 0o755)
+	w.finish()
+	changes, err := w.j.Changes(w.r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		rel, _ := filepath.Rel(w.dir, c.Path)
+		got = append(got, c.Op+" "+rel)
+		if !c.Restorable {
+			t.Errorf("%s %s: not restorable: %s", c.Op, rel, c.Why)
+		}
+	}
+	want := []string{"changed calc.py", "changed link", "changed tool.sh", "mode tool.sh"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Fatalf("changes = %v, want %v", got, want)
+	}
+	d, err := w.j.Diff(w.r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d, "-uncommitted work\n+committed\n") {
+		t.Errorf("diff does not show what calc.py held:\n%s", d)
+	}
+	if _, err := w.j.Undo([]string{w.r.ID()}, UndoOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := diffSnapshots(before, snapshot(t, w.dir)); diff != "" {
+		t.Errorf("undo left:\n%s", diff)
+	}
+}
+
+// A new file that the kernel gave the inode number of the file the run
+// deleted at that path (ext4 reuses a freed number at once) does not make
+// the deletion look refused: the path is listed as changed.
+func TestRemadeFileWithTheSameInodeIsChanged(t *testing.T) {
+	w := newWS(t, Options{})
+	w.file("README.md", "edited, not committed\n", 0o644)
+	aside := filepath.Join(t.TempDir(), "aside")
+	w.begin()
+	w.before(Unlink, "README.md", "")
+	// The deletion and the new file, as the kernel may leave them: a new
+	// file at the path under the old inode number.
+	w.must(os.Rename(w.p("README.md"), aside))
+	w.before(Write, "README.md", "")
+	w.must(os.Rename(aside, w.p("README.md")))
+	w.must(os.WriteFile(w.p("README.md"), []byte("# project\n"), 0o644))
+	w.finish()
+	changes, err := w.j.Changes(w.r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Op != OpChanged || changes[0].Path != w.p("README.md") || !changes[0].Restorable {
+		t.Fatalf("changes = %+v, want README.md changed", changes)
+	}
+}
