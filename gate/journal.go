@@ -134,6 +134,13 @@ func journalAttrsOf(rj *runJournal, sum *journal.Summary, w sandbox.WatchStats, 
 			}
 			attrs = append(attrs, slog.Any("not_kept", nk))
 		}
+		if len(sum.Pruned) > 0 {
+			ids := make([]string, 0, len(sum.Pruned))
+			for _, p := range sum.Pruned {
+				ids = append(ids, p.ID)
+			}
+			attrs = append(attrs, slog.Any("pruned", ids))
+		}
 	}
 	attrs = append(attrs, slog.Int("calls", w.Calls), slog.Int("refused", w.Refused),
 		slog.Float64("watch_ms", float64(w.Busy.Microseconds())/1000))

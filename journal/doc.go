@@ -44,9 +44,12 @@
 // A file above Options.MaxFile is recorded by digest only: its entry says
 // it cannot be restored. When keeping a file would take a workspace over
 // Options.Quota (each run counting the objects it names), the
-// workspace's runs past Options.MaxAge and then its oldest runs are
-// pruned; if it still does not fit, the entry says "not kept: quota", the
-// call proceeds, and the run's [Summary] lists the file. When the store or
+// workspace's runs past Options.MaxAge and then its oldest runs that keep
+// something are pruned, none when even that would not make room; the
+// run's [Summary] lists the runs pruned (Pruned), and each leaves a note
+// so that asking for it says it was dropped, and why. If the content
+// still does not fit, the entry says "not kept: quota", the call
+// proceeds, and the Summary lists the file. When the store or
 // the log cannot be written at all (a full disk), Before returns the errno
 // (ENOSPC) so that the call fails: nothing is changed that was not kept.
 //

@@ -140,6 +140,9 @@ func (j *Journal) Find(id string) (RunRecord, error) {
 	}
 	switch len(match) {
 	case 0:
+		if p, ok := j.prunedRun(id); ok {
+			return RunRecord{}, fmt.Errorf("%w: %w", ErrUnknownRun, p)
+		}
 		return RunRecord{}, fmt.Errorf("%w: %s", ErrUnknownRun, id)
 	case 1:
 		return match[0], nil

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -108,11 +109,90 @@ func (j *Journal) workspaceUsage(ws, except string) int64 {
 	return n
 }
 
-// pruneWorkspace removes the runs of ws older than MaxAge, then its
-// oldest runs until need more bytes fit in the quota. It never removes
-// except, nor a run that is still running. The objects are left to the
-// collector.
-func (j *Journal) pruneWorkspace(ws, except string, need int64) []string {
+// Why a run was pruned (Pruned.Why).
+const (
+	// PrunedQuota: to keep its workspace within the quota, when another
+	// run (Pruned.By) needed the room.
+	PrunedQuota = "quota"
+	// PrunedAge: it was older than the journal keeps runs.
+	PrunedAge = "age"
+)
+
+// Pruned is a run the journal dropped: what it changed can no longer be
+// undone. Each leaves a note in dropped/, so that asking for the run says
+// so, until the note is as old as the journal keeps runs.
+type Pruned struct {
+	ID        string   `json:"id"`
+	Workspace string   `json:"ws"`
+	Argv      []string `json:"argv,omitempty"`
+	Start     int64    `json:"start,omitempty"`
+	At        int64    `json:"at"`
+	Why       string   `json:"why"`
+	By        string   `json:"by,omitempty"`
+}
+
+func (j *Journal) prunedDir() string { return filepath.Join(j.o.Dir, "dropped") }
+
+// Error says what became of the run.
+func (p Pruned) Error() string {
+	why := "because it was older than the journal keeps runs"
+	if p.Why == PrunedQuota {
+		why = "to make room for run " + p.By + " (the workspace's journal quota)"
+	}
+	cmd := strings.Join(p.Argv, " ")
+	if len(cmd) > 80 {
+		cmd = cmd[:77] + "..."
+	}
+	return fmt.Sprintf("run %s (%s) was dropped from the journal on %s %s: what it changed can no longer be undone",
+		p.ID, cmd, time.Unix(0, p.At).Format("2006-01-02 15:04"), why)
+}
+
+// note leaves the note that p was pruned.
+func (j *Journal) note(p Pruned) {
+	if err := os.MkdirAll(j.prunedDir(), 0o700); err != nil {
+		return
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(j.prunedDir(), p.ID), append(b, '\n'), 0o600)
+}
+
+// prunedRun is the note of the pruned run whose id is id or, failing
+// that, the only one whose id starts with it.
+func (j *Journal) prunedRun(id string) (Pruned, bool) {
+	ents, err := os.ReadDir(j.prunedDir())
+	if err != nil || !validID(id) {
+		return Pruned{}, false
+	}
+	var match []string
+	for _, e := range ents {
+		if e.Name() == id {
+			match = []string{id}
+			break
+		}
+		if strings.HasPrefix(e.Name(), id) {
+			match = append(match, e.Name())
+		}
+	}
+	if len(match) != 1 {
+		return Pruned{}, false
+	}
+	b, err := os.ReadFile(filepath.Join(j.prunedDir(), match[0]))
+	var p Pruned
+	if err != nil || json.Unmarshal(b, &p) != nil || p.ID != match[0] {
+		return Pruned{}, false
+	}
+	return p, true
+}
+
+// pruneWorkspace removes the runs of ws older than MaxAge, then, when
+// need more bytes would take ws over its quota, its oldest runs that
+// keep something until they fit; none for room when even removing all
+// would not make need fit. It never removes except, nor a run that is
+// still running. The objects are left to the collector.
+func (j *Journal) pruneWorkspace(ws, except string, need int64) []Pruned {
 	ids, _ := j.runIDs()
 	var runs []peeked
 	var usage int64
@@ -138,19 +218,46 @@ func (j *Journal) pruneWorkspace(ws, except string, need int64) []string {
 		runs = append(runs, p)
 	}
 	sort.Slice(runs, func(a, b int) bool { return runs[a].time() < runs[b].time() })
-	var gone []string
-	old := int64(0)
-	if j.o.MaxAge > 0 {
-		old = j.o.Now().Add(-j.o.MaxAge).UnixNano()
+	now := j.o.Now()
+	var gone []Pruned
+	remove := func(p peeked, why string) bool {
+		if os.Remove(j.logPath(p.ID)) != nil {
+			return false
+		}
+		pr := Pruned{ID: p.ID, Workspace: ws, Argv: p.Head.Argv, Start: p.Head.Start, At: now.UnixNano(), Why: why}
+		if why == PrunedQuota {
+			pr.By = except
+		}
+		j.note(pr)
+		gone = append(gone, pr)
+		usage -= p.End.Kept
+		return true
 	}
+	var left []peeked
 	for _, p := range runs {
-		over := j.o.Quota > 0 && usage+need > j.o.Quota
-		if p.time() >= old && !over {
+		if j.o.MaxAge > 0 && p.time() < now.Add(-j.o.MaxAge).UnixNano() && remove(p, PrunedAge) {
 			continue
 		}
-		if os.Remove(j.logPath(p.ID)) == nil {
-			gone = append(gone, p.ID)
-			usage -= p.End.Kept
+		left = append(left, p)
+	}
+	if j.o.Quota <= 0 || usage+need <= j.o.Quota {
+		return gone
+	}
+	var freeable int64
+	for _, p := range left {
+		freeable += p.End.Kept
+	}
+	if usage-freeable+need > j.o.Quota {
+		// Dropping every run would not make room: drop none.
+		return gone
+	}
+	for _, p := range left {
+		if usage+need <= j.o.Quota {
+			break
+		}
+		if p.End.Kept > 0 {
+			// A run that keeps nothing frees nothing.
+			remove(p, PrunedQuota)
 		}
 	}
 	return gone
@@ -178,8 +285,11 @@ func (j *Journal) Prune() (PruneReport, error) {
 			continue
 		}
 		seen[p.Head.WS] = true
-		rep.Runs = append(rep.Runs, j.pruneWorkspace(p.Head.WS, "", 0)...)
+		for _, pr := range j.pruneWorkspace(p.Head.WS, "", 0) {
+			rep.Runs = append(rep.Runs, pr.ID)
+		}
 	}
+	j.clearNotes()
 	if _, err := os.Stat(j.objectsDir()); errors.Is(err, fs.ErrNotExist) {
 		return rep, nil
 	}
@@ -204,6 +314,23 @@ func (j *Journal) maybePrune() {
 		_ = os.Chtimes(marker, now, now)
 	}
 	_, _ = j.Prune()
+}
+
+// clearNotes removes the notes of pruned runs as old as the journal
+// keeps runs.
+func (j *Journal) clearNotes() {
+	if j.o.MaxAge <= 0 {
+		return
+	}
+	ents, err := os.ReadDir(j.prunedDir())
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && j.o.Now().Sub(fi.ModTime()) > j.o.MaxAge {
+			_ = os.Remove(filepath.Join(j.prunedDir(), e.Name()))
+		}
+	}
 }
 
 // clearStaleLogs removes the hidden files a run killed while making its

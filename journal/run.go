@@ -97,6 +97,9 @@ type Summary struct {
 	Kept int64 `json:"kept"`
 	// NotKept lists the files whose content could not be kept.
 	NotKept []NotKept `json:"not_kept,omitempty"`
+	// Pruned are the runs of the workspace the journal dropped to make
+	// room for this one's: they can no longer be undone.
+	Pruned []Pruned `json:"pruned,omitempty"`
 }
 
 // Run is one command's record. Before is safe for concurrent calls.
@@ -115,8 +118,9 @@ type Run struct {
 	objs     map[string]bool
 	kept     int64
 	notKept  []NotKept
-	usage    int64  // the bytes the workspace's other runs keep; -1 until needed
-	unlock   func() // releases the store lock held for the entry being written
+	gone     []Pruned // the runs pruned to make room for this one
+	usage    int64    // the bytes the workspace's other runs keep; -1 until needed
+	unlock   func()   // releases the store lock held for the entry being written
 	pruned   bool
 	finished bool
 }
@@ -640,14 +644,14 @@ func (r *Run) fits(size int64) bool {
 	if r.usage+r.kept+size <= q {
 		return true
 	}
-	if r.pruned {
+	if r.pruned || r.kept+size > q {
 		return false
 	}
 	// Once a run: prune what is past its age, then the oldest runs, until
 	// the content fits. The objects they alone named are collected when
 	// this run ends (the collector waits for every writer).
 	r.pruned = true
-	r.j.pruneWorkspace(r.ws, r.info.ID, r.kept+size)
+	r.gone = append(r.gone, r.j.pruneWorkspace(r.ws, r.info.ID, r.kept+size)...)
 	r.usage = r.j.workspaceUsage(r.ws, r.info.ID)
 	return r.usage+r.kept+size <= q
 }
@@ -657,7 +661,7 @@ func (r *Run) fits(size int64) bool {
 func (r *Run) Finish() (Summary, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sum := Summary{ID: r.info.ID, Changed: r.f != nil, Entries: r.entries, Kept: r.kept, NotKept: r.notKept}
+	sum := Summary{ID: r.info.ID, Changed: r.f != nil, Entries: r.entries, Kept: r.kept, NotKept: r.notKept, Pruned: r.gone}
 	if r.finished {
 		return sum, nil
 	}

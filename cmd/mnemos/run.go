@@ -207,6 +207,10 @@ func reportJournal(a *app, res gate.RunResult) {
 	for _, n := range j.NotKept {
 		fmt.Fprintf(a.io.err, "mnemos: warning: the journal could not keep %s (%s): `mnemos undo` cannot bring it back\n", n.Path, n.Why)
 	}
+	for _, p := range j.Pruned {
+		fmt.Fprintf(a.io.err, "mnemos: warning: the journal dropped run %s (%s) to make room for this run's changes (the workspace's quota): `mnemos undo` can no longer bring back what it changed\n",
+			p.ID, oneLine(strings.Join(p.Argv, " ")))
+	}
 	if a.cli.Verbose || dropsKept(res.Decision) {
 		fmt.Fprintf(a.io.err, "mnemos: run %s changed the workspace: `mnemos changes %s` shows what, `mnemos undo %s` puts it back\n", j.ID, j.ID, j.ID)
 	}
