@@ -42,7 +42,9 @@
 // # Bounds
 //
 // A file above Options.MaxFile is recorded by digest only: its entry says
-// it cannot be restored. When keeping a file would take a workspace over
+// it cannot be restored. It is hashed while the call waits, so only a
+// file up to 1 GiB, and 4 GiB of such files a run; a larger one has no
+// digest. A content is copied up to the size the file had when opened. When keeping a file would take a workspace over
 // Options.Quota (each run counting the objects it names), the
 // workspace's runs past Options.MaxAge and then its oldest runs that keep
 // something are pruned, none when even that would not make room; the

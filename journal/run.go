@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -120,10 +121,19 @@ type Run struct {
 	notKept  []NotKept
 	gone     []Pruned // the runs pruned to make room for this one
 	usage    int64    // the bytes the workspace's other runs keep; -1 until needed
+	hashed   int64    // the bytes of files too big to keep hashed so far
 	unlock   func()   // releases the store lock held for the entry being written
 	pruned   bool
 	finished bool
 }
+
+// A file too big to keep is hashed only up to maxHashed bytes, and a run
+// hashes at most hashBudget bytes of such files (about a second and four
+// at 1 GB/s): a call waits while it is hashed.
+const (
+	maxHashed  = 1 << 30
+	hashBudget = 4 << 30
+)
 
 // What a run already holds of a path's state before the run.
 const (
@@ -517,8 +527,14 @@ func (r *Run) capture(rel string) (*State, error) {
 		return &st, nil
 	}
 	if max := r.j.o.MaxFile; max > 0 && st.Size > max {
-		if st.Digest, err = hashOnly(f); err != nil {
-			return nil, err
+		// Its digest tells undo whether the content is still the one
+		// the run found: read while the call waits, so only up to a
+		// bound (a sparse file of a terabyte costs a command nothing).
+		if st.Size <= maxHashed && r.hashed+st.Size <= hashBudget {
+			r.hashed += st.Size
+			if st.Digest, err = hashOnly(io.LimitReader(f, st.Size)); err != nil {
+				return nil, err
+			}
 		}
 		st.Kept = NotKeptTooBig
 		r.notKept = append(r.notKept, NotKept{Path: path, Why: NotKeptTooBig, Size: st.Size})
@@ -534,7 +550,9 @@ func (r *Run) capture(rel string) (*State, error) {
 			return nil, err
 		}
 	}
-	digest, size, err := r.j.put(f)
+	// What the file held when it was opened: a writer appending through
+	// another name cannot keep the copy going.
+	digest, size, err := r.j.put(io.LimitReader(f, st.Size))
 	if err != nil {
 		return nil, err
 	}
