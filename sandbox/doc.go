@@ -241,7 +241,13 @@
 // (SECCOMP_IOCTL_NOTIF_ID_VALID, so a recycled pid cannot lend another
 // process's path); hands the Change to the handler; and answers: go on,
 // or fail with the handler's errno. A call mnemos cannot read fails
-// (EFAULT, ENAMETOOLONG, or the error reading it gave).
+// (EFAULT, ENAMETOOLONG, or the error reading it gave). A call through a
+// descriptor (or /proc/PID/fd/N) whose name was removed names no file: it
+// is let through unshown when the file has no other name (O_TMPFILE, a
+// deleted file) and fails with EPERM when it still has one, which would
+// change unseen; a name the kernel shows as "NAME (deleted)" counts only
+// if the file of that name is the one open. renameat2 with
+// RENAME_WHITEOUT fails with EPERM.
 //
 // The listener is mnemos's alone. On the thread start the kernel returns
 // it in this process; a prepared thread (Prepare) installs the filter

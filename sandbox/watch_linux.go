@@ -150,6 +150,7 @@ const (
 	writeOpenFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
 	oTmpfile       = 0o20000000 // __O_TMPFILE: an unnamed file, named later by linkat
 	renameExchange = 2          // RENAME_EXCHANGE
+	renameWhiteout = 4          // RENAME_WHITEOUT
 	atFDCWD        = -100
 	maxSymlinks    = 40 // the kernel's MAXSYMLINKS
 )
@@ -542,6 +543,12 @@ func (c *caller) decode(s callShape, args *[6]uint64) (ch Change, report bool, e
 			ch.Kind = ChangeRmdir
 		}
 	case renameFlags:
+		if uint32(args[s.flags])&renameWhiteout != 0 {
+			// It leaves a device where the file was, which overlayfs
+			// needs and no one else: undo could not move the file
+			// back, nor put back what it replaced.
+			return ch, false, unix.EPERM
+		}
 		if uint32(args[s.flags])&renameExchange != 0 {
 			ch.Kind = ChangeExchange
 		}
@@ -666,7 +673,7 @@ func (c *caller) readString(addr uint64) (string, unix.Errno) {
 
 // procLink reads the caller's /proc/TID/name link (cwd, root, fd/N):
 // the file it names, in mnemos's view. named is false when that is not a
-// file with a name (a pipe, a socket, a deleted file).
+// file with a name (a pipe, a socket, a deleted file); see linkNamed.
 func (c *caller) procLink(name string) (path string, named bool, errno unix.Errno) {
 	p := "/proc/" + strconv.Itoa(c.tid) + "/" + name
 	target, errno := c.readlink(p)
@@ -676,20 +683,35 @@ func (c *caller) procLink(name string) (path string, named bool, errno unix.Errn
 		}
 		return "", false, errno
 	}
-	return target, namedTarget(target), 0
+	named, errno = linkNamed(p, target)
+	return target, named, errno
 }
 
-// namedTarget reports whether a /proc link's target is a file with a
-// name: an absolute path, not one the kernel marks deleted.
-func namedTarget(target string) bool {
+// linkNamed reports whether target, what the /proc link p shows, is the
+// name of the file p leads to: an absolute path, and, where the kernel
+// marks the name deleted, a file of that very name that is the one open
+// (a workspace may hold "notes (deleted)"). A file whose name was
+// removed has none to record: harmless when it has no other (an
+// O_TMPFILE, a deleted file), refused with EPERM when it still has one
+// (a hard link), which the call would change unseen.
+func linkNamed(p, target string) (bool, unix.Errno) {
 	if !strings.HasPrefix(target, "/") {
-		return false
+		return false, 0
 	}
-	if strings.HasSuffix(target, " (deleted)") {
-		var st unix.Stat_t
-		return unix.Lstat(target, &st) == nil
+	if !strings.HasSuffix(target, " (deleted)") {
+		return true, 0
 	}
-	return true
+	var open, st unix.Stat_t
+	if err := unix.Stat(p, &open); err != nil {
+		return false, errnoOf(err)
+	}
+	if unix.Lstat(target, &st) == nil && st.Dev == open.Dev && st.Ino == open.Ino {
+		return true, 0
+	}
+	if open.Nlink == 0 || open.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return false, 0
+	}
+	return false, unix.EPERM
 }
 
 func (c *caller) readlink(p string) (string, unix.Errno) {
@@ -845,7 +867,11 @@ func (c *caller) walk(dirfd int32, p string, follow, empty bool) (string, bool, 
 			if procLinked(next) {
 				// The kernel follows these to the open file itself; its
 				// name is as the kernel shows it.
-				if !namedTarget(target) {
+				named, errno := linkNamed(next, target)
+				if errno != 0 {
+					return "", false, errno
+				}
+				if !named {
 					if last {
 						return "", false, 0
 					}

@@ -174,6 +174,9 @@ func (w world) runWatched(t *testing.T, spec Spec, st Status, pre *Prepared, h f
 //	reopen N PATH   opens PATH read-only N times
 //	rewrite N PATH  opens PATH for writing N times
 //	create N DIR    writes N small files in DIR
+//	whiteout A B    renameat2(A, B, RENAME_WHITEOUT)
+//	reopen-deleted P  O_PATH opens P, unlinks it, writes and chmods the
+//	                file through /proc/self/fd
 func fsHelper(op string, args []string) int {
 	err := fsCall(op, args)
 	if err != nil {
@@ -244,6 +247,27 @@ func fsCall(op string, args []string) error {
 			unix.Close(fd)
 		}
 		return nil
+	case "whiteout":
+		return unix.Renameat2(unix.AT_FDCWD, args[0], unix.AT_FDCWD, args[1], unix.RENAME_WHITEOUT)
+	case "reopen-deleted":
+		// A descriptor to the file, its name removed, then the file
+		// opened for writing and chmod-ed again through /proc.
+		fd, err := unix.Open(args[0], unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		if err := unix.Unlink(args[0]); err != nil {
+			return err
+		}
+		p := "/proc/self/fd/" + strconv.Itoa(fd)
+		w, err := unix.Open(p, unix.O_WRONLY|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("open for writing: %w", err)
+		}
+		if _, err := unix.Write(w, []byte("through a removed name\n")); err != nil {
+			return err
+		}
+		return unix.Fchmodat(unix.AT_FDCWD, p, 0o600, 0)
 	case "create":
 		for i := range count() {
 			if err := os.WriteFile(filepath.Join(args[1], "f"+strconv.Itoa(i)), []byte("x\n"), 0o644); err != nil {
@@ -417,6 +441,48 @@ func TestSecurityWatchRefusedChangesFail(t *testing.T) {
 		}
 		if o.stats.Refused < 3 {
 			t.Errorf("stats %+v, want 3 refused", o.stats)
+		}
+	})
+}
+
+// TestSecurityWatchNamelessFileWithOtherNames: a descriptor whose name
+// was removed (or is shown as "NAME (deleted)", a name a file of the
+// workspace may bear) names nothing the journal can keep. Writing or
+// chmod-ing through it is let through when the file has no other name
+// (what O_TMPFILE and deleted files are), refused when it still has one:
+// that name would change unseen. RENAME_WHITEOUT, which leaves a device
+// where the file was, is refused.
+func TestSecurityWatchNamelessFileWithOtherNames(t *testing.T) {
+	eachWay(t, func(t *testing.T, st Status, way watchWay) {
+		w := newWorld(t)
+		writeFiles(t, w.ws, "notes.txt", "alone.txt", "x.txt", "y.txt")
+		if err := os.Link(filepath.Join(w.ws, "notes.txt"), filepath.Join(w.ws, "hl")); err != nil {
+			t.Fatal(err)
+		}
+		var r recorder
+		o := w.runWatched(t, w.watchSpec(t, way), st, nil, r.handle, nil, "sh", "-c",
+			`echo decoy > "hl (deleted)"
+SANDBOX_TEST_FS=reopen-deleted "$T" hl && echo hl-written
+SANDBOX_TEST_FS=reopen-deleted "$T" alone.txt && echo alone-written
+SANDBOX_TEST_FS=whiteout "$T" x.txt y.txt && echo whiteout-done
+exit 0`)
+		if b, _ := os.ReadFile(filepath.Join(w.ws, "notes.txt")); string(b) != "old notes.txt" {
+			t.Errorf("notes.txt holds %q: written through the removed name hl", b)
+		}
+		if fi, err := os.Stat(filepath.Join(w.ws, "notes.txt")); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("notes.txt: %v, %v", fi.Mode(), err)
+		}
+		if strings.Contains(o.stdout, "hl-written") || !strings.Contains(o.stderr, "operation not permitted") {
+			t.Errorf("stdout %q, stderr %q: want the write through hl refused", o.stdout, o.stderr)
+		}
+		if !strings.Contains(o.stdout, "alone-written") {
+			t.Errorf("stdout %q, stderr %q: a file with no name left is refused", o.stdout, o.stderr)
+		}
+		if strings.Contains(o.stdout, "whiteout-done") {
+			t.Error("RENAME_WHITEOUT went through")
+		}
+		if b, _ := os.ReadFile(filepath.Join(w.ws, "y.txt")); string(b) != "old y.txt" {
+			t.Errorf("y.txt holds %q after the whiteout", b)
 		}
 	})
 }
