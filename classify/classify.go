@@ -324,8 +324,17 @@ func classifyArgv(cmd shellparse.Command, pl Place) (c Classification) {
 			}
 		}
 		if name == "find" {
+			// With no starting point find searches ".", and -delete
+			// deletes there; -fprint FILE and its kin write FILE.
 			paths = findRoots(args)
-			if findWrites(args) {
+			if len(paths) == 0 {
+				paths = []shellparse.Word{{Value: "."}}
+			}
+			for _, f := range findOutputs(args) {
+				c.add(pl, FSWrite, f)
+				c.Verb, c.Reversibility = "write", "partial"
+			}
+			if findDeletes(args) {
 				c.Verb, c.Reversibility = "delete", "irreversible"
 				for _, p := range paths {
 					c.add(pl, FSWrite, p)
@@ -1352,29 +1361,59 @@ func sedScriptRisky(s string) bool {
 	return false
 }
 
+// findRoots are find's starting points: the words before its expression,
+// past the options that come first (-H, -L, -P, -D DEBUGOPTS, -OLEVEL).
+// None means ".".
 func findRoots(args []shellparse.Word) []shellparse.Word {
 	var out []shellparse.Word
-	for _, w := range args {
-		v := w.Value
-		if v == "-H" || v == "-L" || v == "-P" {
-			continue
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if len(out) == 0 && !args[i].Dynamic {
+			if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") {
+				continue
+			}
+			if v == "-D" {
+				i++
+				continue
+			}
 		}
 		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "," {
 			break
 		}
-		out = append(out, w)
+		out = append(out, args[i])
 	}
 	return out
 }
 
-func findWrites(args []shellparse.Word) bool {
+// findDeletes reports a find expression that deletes what it selects.
+func findDeletes(args []shellparse.Word) bool {
 	for _, w := range args {
-		switch w.Value {
-		case "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+		if w.Value == "-delete" {
 			return true
 		}
 	}
 	return false
+}
+
+// findOutputs are the files find's -fprint, -fprint0, -fls and -fprintf
+// write (truncating them first, whether or not anything is selected).
+func findOutputs(args []shellparse.Word) []shellparse.Word {
+	var out []shellparse.Word
+	for i := 0; i < len(args); i++ {
+		switch args[i].Value {
+		case "-fprint", "-fprint0", "-fls", "-fprintf":
+			if i+1 < len(args) {
+				out = append(out, args[i+1])
+			} else {
+				out = append(out, shellparse.Word{Dynamic: true})
+			}
+			if args[i].Value == "-fprintf" {
+				i++
+			}
+			i++
+		}
+	}
+	return out
 }
 
 func hostsOf(prog string, args []shellparse.Word) []string {

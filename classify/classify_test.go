@@ -339,3 +339,48 @@ func words(ws ...string) []shellparse.Word {
 }
 
 func cmd(ws ...string) shellparse.Command { return shellparse.Command{Argv: words(ws...)} }
+
+// TestSecurityFindDeletesAndWritesWhereItSays: find with no starting
+// point searches ".", so -delete deletes there (it was taken for a read
+// of the workspace and ran at supervised without asking); -fprint FILE,
+// -fprint0, -fls and -fprintf write FILE (a write to ~/.bashrc was
+// allowed at full outside the sandbox).
+func TestSecurityFindDeletesAndWritesWhereItSays(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		verb   string
+		writes []string
+	}{
+		{"find -name '*.md' -delete", "delete", []string{"/w"}},
+		{"find -type f -delete", "delete", []string{"/w"}},
+		{"find -L -name x -delete", "delete", []string{"/w"}},
+		{"find -D tree -O2 src -name x -delete", "delete", []string{"/w/src"}},
+		{"find src -name x -fprint /home/u/.bashrc", "write", []string{"/home/u/.bashrc"}},
+		{"find -name x -fprint0 .git/hooks/pre-commit", "write", []string{"/w/.git/hooks/pre-commit"}},
+		{"find . -fls /home/u/.profile", "write", []string{"/home/u/.profile"}},
+		{"find . -maxdepth 0 -fprintf .git/hooks/pre-commit '#!/bin/sh' -name x", "write", []string{"/w/.git/hooks/pre-commit"}},
+		{"find gen -name '*.o' -delete -fprint /tmp/gone", "delete", []string{"/tmp/gone", "/w/gen"}},
+		{"find . -name '*.go'", "", nil},
+	} {
+		s, err := shellparse.ParseScript(tc.script, shellparse.Env{Home: "/home/u", Cwd: "/w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := PlaceOf(s, "/w", "/home/u")
+		pl.Workspace = "/w"
+		cl := Classify(s.Commands[0], pl)
+		var writes []string
+		for _, a := range cl.Accesses {
+			if a.Capability == FSWrite {
+				writes = append(writes, a.Target)
+			}
+		}
+		slices.Sort(writes)
+		if !slices.Equal(writes, tc.writes) {
+			t.Errorf("%s: writes %q, want %q", tc.script, writes, tc.writes)
+		}
+		if tc.verb != "" && cl.Verb != tc.verb {
+			t.Errorf("%s: verb %q, want %q", tc.script, cl.Verb, tc.verb)
+		}
+	}
+}
