@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/classify"
@@ -129,6 +130,7 @@ type inherited struct {
 // is not ordinary (see the comment at the top), or nil.
 func inheritedAssigns(environ []string, roots []string, pathEnv, home string) []inherited {
 	var out []inherited
+	gitPlain := gitConfigRunsNothing(environ)
 	for _, kv := range environ {
 		name, val, _ := strings.Cut(kv, "=")
 		if val == "" {
@@ -160,8 +162,9 @@ func inheritedAssigns(environ []string, roots []string, pathEnv, home string) []
 			switch {
 			case strings.HasPrefix(name, "GIT_CONFIG_"):
 				// Configuration given to every git: core.pager,
-				// core.sshCommand, aliases and hooks run from it.
-				bad = true
+				// core.sshCommand, aliases and hooks run from it,
+				// unless all of it only takes configuration away.
+				bad = !gitPlain
 			case v.Paths:
 				_, bad = unordinaryEntry(val, roots)
 			default:
@@ -175,6 +178,82 @@ func inheritedAssigns(environ []string, roots []string, pathEnv, home string) []
 		}
 	}
 	return out
+}
+
+// gitConfigRunsNothing reports whether the git configuration the
+// environment gives only takes configuration away or turns off what runs
+// a program: GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM naming /dev/null (no
+// file read), GIT_CONFIG_NOSYSTEM, and GIT_CONFIG_COUNT's KEY_n/VALUE_n
+// pairs each set to the empty value (a helper list reset, a pager,
+// editor, ssh command, hook directory or fsmonitor unset: no program of
+// its own) or to one of a few values that run nothing (core.pager cat,
+// core.fsmonitor false, safe.bareRepository explicit). Gemini CLI gives
+// every shell command such an environment, so that git neither prompts
+// nor pages. Anything else (GIT_CONFIG_PARAMETERS, another file, a pair
+// past the count or without its key, a count git would refuse) is not:
+// each git command is judged as if it set them itself.
+func gitConfigRunsNothing(environ []string) bool {
+	vars := map[string]string{}
+	for _, kv := range environ {
+		name, val, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "GIT_CONFIG_") && val != "" {
+			vars[name] = val
+		}
+	}
+	n := 0
+	if c, ok := vars["GIT_CONFIG_COUNT"]; ok {
+		v, err := strconv.Atoi(c)
+		if err != nil || v < 0 || v > 1000 {
+			return false
+		}
+		n = v
+	}
+	seen := map[string]bool{"GIT_CONFIG_COUNT": true}
+	for i := 0; i < n; i++ {
+		kName, vName := "GIT_CONFIG_KEY_"+strconv.Itoa(i), "GIT_CONFIG_VALUE_"+strconv.Itoa(i)
+		seen[kName], seen[vName] = true, true
+		key, ok := vars[kName]
+		if !ok || !gitConfigPairRunsNothing(key, vars[vName]) {
+			return false
+		}
+	}
+	for name, val := range vars {
+		switch {
+		case seen[name]:
+		case (name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM") && val == "/dev/null":
+		case name == "GIT_CONFIG_NOSYSTEM":
+			// It only skips the system file.
+		default:
+			// GIT_CONFIG_PARAMETERS, another file, a pair past the
+			// count (git ignores it; a value written there is not
+			// worth the guess).
+			return false
+		}
+	}
+	return true
+}
+
+// gitConfigPairRunsNothing reports a configuration key and value given to
+// git that runs no program: the empty value, which unsets (a program
+// named by the empty string is none; git pages through no pager and
+// starts no fsmonitor for it), or a value of the few that switch
+// something off.
+func gitConfigPairRunsNothing(key, val string) bool {
+	if val == "" {
+		return true
+	}
+	switch strings.ToLower(key) {
+	case "core.pager":
+		return val == "cat"
+	case "core.fsmonitor":
+		switch strings.ToLower(val) {
+		case "false", "no", "off", "0":
+			return true
+		}
+	case "safe.barerepository":
+		return val == "explicit"
+	}
+	return false
 }
 
 // applyInherited gives each command the inherited variables its program

@@ -189,3 +189,63 @@ func TestSecurityInheritedEnvironmentJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestSecurityInheritedGitConfigJudgedByWhatItSets: git configuration
+// given in the environment that only takes configuration away (Gemini
+// CLI's, for every shell command: no global or system file, helpers,
+// editors, hooks and ssh command unset, cat as the pager) is the agent's
+// setup, and git runs as it would without it: git status runs, and git
+// checkout -- . over uncommitted work runs at full because the journal
+// keeps it, as it does without that environment. Configuration that may
+// run a program still makes every git ask.
+func TestSecurityInheritedGitConfigJudgedByWhatItSets(t *testing.T) {
+	requireJournalSandbox(t)
+	f := repoFixture(t, policy.Full, map[string]string{"main.go": "package main\n"})
+	if err := os.WriteFile(filepath.Join(f.ws, "main.go"), []byte("package main // edited, not committed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.journal(true)
+	base := []string{"HOME=" + f.home, "PATH=/usr/local/bin:/usr/bin:/bin"}
+	gemini := []string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_COUNT=8",
+		"GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=", "GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=",
+		"GIT_CONFIG_KEY_2=core.hooksPath", "GIT_CONFIG_VALUE_2=", "GIT_CONFIG_KEY_3=core.sshCommand", "GIT_CONFIG_VALUE_3=",
+		"GIT_CONFIG_KEY_4=core.pager", "GIT_CONFIG_VALUE_4=cat", "GIT_CONFIG_KEY_5=core.editor", "GIT_CONFIG_VALUE_5=",
+		"GIT_CONFIG_KEY_6=sequence.editor", "GIT_CONFIG_VALUE_6=", "GIT_CONFIG_KEY_7=diff.external", "GIT_CONFIG_VALUE_7=",
+		"GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
+	decide := func(env []string, script string) Decision {
+		t.Helper()
+		e := append(append([]string{}, base...), env...)
+		f.g.cfg.Environ = func() []string { return e }
+		return f.decide(t, Mode{DryRun: true}, "bash", "-c", script)
+	}
+	for _, env := range [][]string{nil, gemini,
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.bareRepository", "GIT_CONFIG_VALUE_0=explicit"},
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=Core.FSMonitor", "GIT_CONFIG_VALUE_0=false"}} {
+		for _, script := range []string{"git status", "git log -1", "git checkout -- ."} {
+			if d := decide(env, script); d.Outcome != policy.Allow {
+				t.Errorf("%s with %v: %s (%s), want allow", script, env, d.Outcome, d.Reason)
+			}
+		}
+	}
+	// What may run a program: every git asks, and git checkout -- . is
+	// no longer only what the journal keeps.
+	for _, env := range [][]string{
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=sh -c id"},
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=" + f.ws + "/fsmon.sh"},
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + f.ws + "/hooks"},
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=alias.status", "GIT_CONFIG_VALUE_0=!id"},
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=include.path", "GIT_CONFIG_VALUE_0=" + f.ws + "/cfg"},
+		// A pair past the count, a count git refuses, a file to read.
+		{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat", "GIT_CONFIG_KEY_1=core.pager", "GIT_CONFIG_VALUE_1=id"},
+		{"GIT_CONFIG_COUNT=x1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=id"},
+		{"GIT_CONFIG_GLOBAL=" + f.ws + "/gitconfig"},
+		{"GIT_CONFIG_PARAMETERS='core.pager'='cat'"},
+		append(append([]string{}, gemini...), "GIT_CONFIG_PARAMETERS='core.pager'='id'"),
+	} {
+		for _, script := range []string{"git status", "git checkout -- ."} {
+			if d := decide(env, script); d.Outcome == policy.Allow {
+				t.Errorf("%s with %v: allowed (%s)", script, env, d.Reason)
+			}
+		}
+	}
+}
