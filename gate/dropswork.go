@@ -22,8 +22,10 @@ import (
 // rule stays what it says.
 //
 // The files are counted when the command is decided, in a walk that stops
-// past big_deletion or after maxDropWalk entries (a tree too big to count
-// counts as big). Directories the journal excludes (node_modules,
+// after maxDropWalk entries (a tree too big to count counts as big), and
+// weighed: a deletion the journal cannot keep all of (a file above its
+// max_file, more than its quota in all, a tree too big to weigh) is not
+// kept, and asks at full too, saying why. Directories the journal excludes (node_modules,
 // target ...) are not counted: their tools make them again, and the
 // journal does not keep them. A deletion outside the workspace asks at
 // every level already (classify), and the guard's denials (the
@@ -39,8 +41,12 @@ type dropped struct {
 	// uncommitted changes", `rule "git reset --hard"`); "" when nothing.
 	what string
 	// kept says the journal keeps all of it: it lies in the workspace,
-	// outside the directories the journal excludes.
+	// outside the directories the journal excludes, and fits its bounds.
 	kept bool
+	// unkept says why the journal cannot keep it although it lies where
+	// the journal keeps: a file above max_file, more than the quota, a
+	// tree too big to weigh.
+	unkept string
 }
 
 // dropCounter counts for one decision, reading each work tree's index
@@ -51,6 +57,12 @@ type dropCounter struct {
 	indexes map[string]*gitIndex
 	errs    map[string]error
 	visited int
+	// What the files counted weigh: in all, the first above max_file,
+	// and whether a walk was cut short (what it left out is unknown).
+	bytes  int64
+	tooBig string
+	big    int64
+	cut    bool
 }
 
 func newDropCounter(ws string, j policy.Journal) *dropCounter {
@@ -99,27 +111,66 @@ func (dc *dropCounter) dropsWork(cmd shellparse.Command, res *policy.Result) dro
 	}
 	n, over := 0, false
 	for _, p := range paths {
+		// Every path is weighed, past big_deletion too (within one
+		// decision's walk): whether the journal can keep it all.
 		k, big := dc.count(p, recursive, dc.journal.BigDeletion-n)
 		n += k
-		if big {
-			over = true
-			break
-		}
+		over = over || big
 	}
 	if over || n > dc.journal.BigDeletion {
 		what := fmt.Sprintf("deletes %d files", n)
 		if over {
 			what = fmt.Sprintf("deletes more than %d files", dc.journal.BigDeletion)
 		}
-		return dropped{what: what, kept: true}
+		return dc.keeps(dropped{what: what, kept: true})
 	}
 	// Then what git cannot give back: uncommitted changes.
 	for _, p := range paths {
 		if f, excluded, ok := dc.changedUnder(p, recursive); ok {
-			return dropped{what: "deletes " + f, kept: !excluded}
+			return dc.keeps(dropped{what: "deletes " + f, kept: !excluded})
 		}
 	}
 	return dropped{}
+}
+
+// keeps is d, not kept when what the counted files weigh is more than
+// the journal keeps (the journal would say so only after the run).
+func (dc *dropCounter) keeps(d dropped) dropped {
+	if !d.kept {
+		return d
+	}
+	j := dc.journal
+	switch {
+	case dc.cut:
+		d.unkept = "too many files to weigh what the journal would have to keep"
+	case dc.tooBig != "":
+		d.unkept = fmt.Sprintf("%s holds %s, more than the journal keeps of one file (max_file %s)", dc.tooBig, mib(dc.big), mib(j.MaxFile))
+	case j.Quota > 0 && dc.bytes > j.Quota:
+		d.unkept = fmt.Sprintf("the files hold %s, more than the journal keeps for a workspace (quota %s)", mib(dc.bytes), mib(j.Quota))
+	}
+	if d.unkept != "" {
+		d.kept = false
+	}
+	return d
+}
+
+// weigh adds a file the deletion removes to what the journal would keep.
+func (dc *dropCounter) weigh(p string, fi os.FileInfo) {
+	if !fi.Mode().IsRegular() {
+		return
+	}
+	dc.bytes += fi.Size()
+	if max := dc.journal.MaxFile; max > 0 && fi.Size() > max && dc.tooBig == "" {
+		dc.tooBig, dc.big = dc.rel(p), fi.Size()
+	}
+}
+
+// mib writes a size in MiB (KiB below one).
+func mib(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", (n+1023)>>10)
+	}
+	return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20)
 }
 
 // rmRecursive reports whether rm's options remove directories' contents.
@@ -149,9 +200,10 @@ func (dc *dropCounter) excluded(p string, dir bool) bool {
 	return dc.journal.Excluded(dc.rel(p), dir)
 }
 
-// count counts the files (anything but a directory) p removes, up to
-// more than limit: big is set past it, or when the walk is too long.
-// Directories the journal excludes count for nothing.
+// count counts the files (anything but a directory) p removes, and
+// weighs them: big is set past limit, or when the walk is too long
+// (which leaves the rest unweighed). Directories the journal excludes
+// count for nothing.
 func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bool) {
 	fi, err := os.Lstat(p)
 	if err != nil {
@@ -161,6 +213,7 @@ func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bo
 		if dc.excluded(p, false) {
 			return 0, false
 		}
+		dc.weigh(p, fi)
 		return 1, limit < 1
 	}
 	if !recursive || dc.excluded(p, true) {
@@ -178,6 +231,7 @@ func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bo
 			for _, e := range ents {
 				dc.visited++
 				if dc.visited > maxDropWalk {
+					dc.cut = true
 					return true
 				}
 				if e.IsDir() {
@@ -187,8 +241,10 @@ func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bo
 					continue
 				}
 				n++
-				if n > limit {
-					return true
+				if e.Type().IsRegular() {
+					if info, err := e.Info(); err == nil {
+						dc.weigh(filepath.Join(dir, e.Name()), info)
+					}
 				}
 			}
 			if err != nil {
@@ -196,7 +252,7 @@ func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bo
 			}
 		}
 	}
-	big = walk(p)
+	big = walk(p) || n > limit
 	return n, big
 }
 

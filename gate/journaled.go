@@ -81,7 +81,10 @@ func dropFloor(cd *CommandDecision, d dropped, lvl policy.Level, journaled bool)
 		if cd.Outcome == policy.Allow {
 			cd.Outcome, cd.DecidedBy = policy.Ask, string(policy.ByFloor)
 			cd.Reason = d.what + ", and no journal keeps it: `mnemos undo` could not bring it back"
-			if journaled {
+			switch {
+			case journaled && d.unkept != "":
+				cd.Reason = d.what + ", and the journal cannot keep it all (" + d.unkept + "): `mnemos undo` could not bring it back"
+			case journaled:
 				cd.Reason = d.what + ", in a directory the journal does not keep: `mnemos undo` could not bring it back"
 			}
 		}
