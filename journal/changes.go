@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -21,10 +22,16 @@ const (
 	OpDeleted = "deleted"
 	OpMoved   = "moved"
 	OpMode    = "mode"
+	// OpNotKept: the run deleted something below a directory the journal
+	// excludes (node_modules, dist): Path is that directory, and nothing
+	// of it was kept.
+	OpNotKept = "not kept"
 )
 
-// Change is one net change of a run: what the path held before the run
-// against what the run left.
+// Change is one net change of a run to one path: what the path held
+// before the run against what the run left. A path the run deleted and
+// made again (git checkout, git reset --hard: unlink, then create) is
+// changed, once.
 type Change struct {
 	Op string `json:"op"`
 	// Path is absolute: where the change is (for moved, the new name).
@@ -47,6 +54,32 @@ type Change struct {
 
 	old     string // the kept content, for Diff
 	oldSize int64
+	rel     string // Path relative to the workspace
+}
+
+// NotKeptExcluded is why a run's change below an excluded directory was
+// not kept (Summary.NotKept, OpNotKept).
+const NotKeptExcluded = "excluded directory"
+
+// IsGitIndex says whether path is a git repository's index (.git/index,
+// in the workspace or a repository below it). Git rewrites it to refresh
+// the file times it caches (git status, git diff do), so a run that
+// changed only it changed none of the person's work, and a change to it
+// since a run is git's, not the person's.
+func IsGitIndex(path string) bool {
+	return filepath.Base(path) == "index" && filepath.Base(filepath.Dir(path)) == ".git"
+}
+
+// Undoable says whether changes hold something undo --last takes back:
+// a change to anything but a git index, and other than a note that a
+// directory the journal excludes was changed.
+func Undoable(changes []Change) bool {
+	for _, c := range changes {
+		if c.Op != OpNotKept && !IsGitIndex(c.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 // node follows one thing (a file, a directory) through a run's entries.
@@ -59,9 +92,15 @@ type node struct {
 	mode     bool
 	deleted  bool
 	replaced string // deleted by a rename of this over it
+	// remade is what the run made where this was after deleting it;
+	// merged marks that node, reported with this one.
+	remade *node
+	merged bool
 }
 
-// netChanges follows the entries of lg to what each path became.
+// netChanges follows the entries of lg to what each path became. The
+// entries saying an excluded directory was changed are left out (see
+// excludedDirs).
 func netChanges(lg *runLog) []*node {
 	cur := map[string]*node{}
 	var all []*node
@@ -97,6 +136,9 @@ func netChanges(lg *runLog) []*node {
 		}
 	}
 	for _, e := range lg.Entries {
+		if e.X == xExcluded {
+			continue
+		}
 		switch kindOf(e.K) {
 		case Write:
 			n := get(e.P, e.A)
@@ -163,10 +205,41 @@ func netChanges(lg *runLog) []*node {
 			move(tmp, e.P2)
 		}
 	}
+	// A path deleted and then made again by the run (git replaces files
+	// by unlink and create) is one thing changed: the new one is
+	// reported with the old.
+	made := map[string]*node{}
+	for _, n := range all {
+		if n.orig == "" && n.path != "" && n.from == "" {
+			made[n.path] = n
+		}
+	}
+	for _, n := range all {
+		if n.deleted && n.orig != "" && n.replaced == "" {
+			if m := made[n.orig]; m != nil {
+				n.remade, m.merged = m, true
+				delete(made, n.orig)
+			}
+		}
+	}
 	return all
 }
 
-// Changes returns the net changes of run id, paths sorted.
+// excludedDirs are the excluded directories the run changed, relative to
+// the workspace, each once.
+func excludedDirs(lg *runLog) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range lg.Entries {
+		if e.X == xExcluded && !seen[e.P] {
+			seen[e.P] = true
+			out = append(out, e.P)
+		}
+	}
+	return out
+}
+
+// Changes returns the net changes of run id, one a path, paths sorted.
 func (j *Journal) Changes(id string) ([]Change, error) {
 	lg, _, err := j.loadLog(id)
 	if err != nil {
@@ -177,6 +250,9 @@ func (j *Journal) Changes(id string) ([]Change, error) {
 
 func (j *Journal) unknown(id string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
+		if p, ok := j.prunedRun(id); ok {
+			return p
+		}
 		return fmt.Errorf("%w: %s", ErrUnknownRun, id)
 	}
 	return err
@@ -190,16 +266,40 @@ func (j *Journal) changes(lg *runLog) []Change {
 		}
 		return filepath.Join(ws, p)
 	}
+	nowOf := map[string]State{}
+	now := func(p string) (State, bool) {
+		if s, ok := nowOf[p]; ok {
+			return s, true
+		}
+		s, err := lstat(abs(p))
+		if err != nil {
+			return s, false
+		}
+		nowOf[p] = s
+		return s, true
+	}
 	since := func(p string) bool {
 		after, ok := lg.After[p]
 		if !ok {
 			return false
 		}
-		now, err := lstat(abs(p))
-		return err == nil && !sameAfter(after, now)
+		s, ok := now(p)
+		return ok && !sameAfter(after, s)
 	}
-	restorable := func(n *node) (bool, string) {
-		s := n.pre
+	// sameAsBefore says whether the file the run left at p (still there,
+	// as it left it) holds what the path held before: sed -i rewrites
+	// files it changes nothing in.
+	sameAsBefore := func(pre State, p string) bool {
+		after, ok := lg.After[p]
+		if !ok || pre.Type != TypeFile || pre.Object == "" || after.Type != TypeFile || after.Size != pre.Size {
+			return false
+		}
+		if s, ok := now(p); !ok || !sameAfter(after, s) {
+			return false
+		}
+		return digestBelow(ws, abs(p)) == pre.Object
+	}
+	restorable := func(s State) (bool, string) {
 		switch {
 		case s.Type != TypeFile || s.Kept == keptMeta:
 			return true, ""
@@ -214,59 +314,44 @@ func (j *Journal) changes(lg *runLog) []Change {
 		}
 		return true, ""
 	}
-	nodes := netChanges(lg)
-	// What the run made where a path it deleted was (git checkout, an
-	// editor or a formatter that removes a file and writes it again): the
-	// deletion happened (the new thing was recorded as made on an absent
-	// path, whatever inode number it was given), and the path changed.
-	remade := map[string]*node{}
-	for _, n := range nodes {
-		if n.orig == "" && !n.deleted && n.path != "" {
-			remade[n.path] = n
-		}
-	}
-	paired := map[*node]bool{}
 	var out []Change
-	for _, n := range nodes {
-		ok, why := restorable(n)
-		c := Change{Type: n.pre.Type, Restorable: ok, Why: why, old: n.pre.Object, oldSize: n.pre.Size, OldMode: n.pre.Mode}
-		var again *node
-		if n.deleted && n.orig != "" && n.replaced == "" {
-			again = remade[n.orig]
+	for _, n := range netChanges(lg) {
+		if n.merged {
+			continue
 		}
+		ok, why := restorable(n.pre)
+		c := Change{Type: n.pre.Type, Restorable: ok, Why: why, old: n.pre.Object, oldSize: n.pre.Size, OldMode: n.pre.Mode}
 		switch {
 		case n.deleted && n.orig == "":
 			continue // made and removed by the run
-		case paired[n]:
-			continue // listed as the change of the path it was made on
-		case again != nil && again.from == "" && n.pre.Type != TypeAbsent && lg.After[n.orig].Type == n.pre.Type:
-			paired[again] = true
-			after := lg.After[n.orig]
-			if n.pre.Type != TypeDir && (n.pre.Type != TypeSymlink || after.Target != n.pre.Target) {
-				m := c
-				m.Op, m.Path = OpChanged, abs(n.orig)
-				m.Since = since(n.orig)
-				out = append(out, m)
+		case n.remade != nil:
+			// Deleted and made again: changed, if what is there differs.
+			after, hasAfter := lg.After[n.orig]
+			if !hasAfter || after.Type == TypeAbsent {
+				c.Op, c.Path = OpDeleted, abs(n.orig)
+				break
 			}
-			if after.Mode != n.pre.Mode {
-				m := c
-				m.Op, m.Path, m.NewMode = OpMode, abs(n.orig), after.Mode
-				m.Restorable, m.Why = true, ""
-				m.Since = since(n.orig)
-				out = append(out, m)
+			c.Op, c.Path, c.NewMode = OpChanged, abs(n.orig), after.Mode
+			switch {
+			case after.Type != n.pre.Type:
+				c.Note = n.pre.Type + " replaced by a " + after.Type
+			case after.Type == TypeFile && !sameAsBefore(n.pre, n.orig):
+			case after.Type == TypeSymlink && after.Target != n.pre.Target:
+			case after.Mode != n.pre.Mode && after.Type != TypeSymlink:
+				c.Op, c.Restorable, c.Why, c.old = OpMode, true, "", ""
+			default:
+				continue // the same again
 			}
-			continue
-		case n.deleted && n.replaced == "" && again == nil && stillThere(lg, n):
+			c.Since = since(n.orig)
+		case n.deleted && n.replaced == "" && stillThere(lg, n):
 			continue // the call failed: the same file is still there
 		case n.deleted:
 			c.Op, c.Path = OpDeleted, abs(n.orig)
 			if n.replaced != "" {
 				c.Op, c.Note = OpChanged, "replaced by "+abs(n.replaced)
 			}
-			out = append(out, c)
-			continue
 		case n.orig == "":
-			c.Op, c.Path, c.Restorable, c.Why, c.old = OpAdded, abs(n.path), true, "", ""
+			c.Op, c.Path, c.Restorable, c.Why, c.old, c.OldMode = OpAdded, abs(n.path), true, "", "", 0
 			if after, ok := lg.After[n.path]; ok {
 				c.Type, c.NewMode = after.Type, after.Mode
 			}
@@ -274,44 +359,104 @@ func (j *Journal) changes(lg *runLog) []Change {
 				c.Note = "moved in from " + n.from
 			}
 			c.Since = since(n.path)
+		default:
+			after, hasAfter := lg.After[n.path]
+			content := n.modified && n.pre.Type == TypeFile && n.pre.Kept != keptMeta &&
+				(!hasAfter || !sameContent(n.pre, after) && !sameAsBefore(n.pre, n.path))
+			typ := n.modified && n.pre.Type != TypeFile && hasAfter && after.Type != n.pre.Type
+			mode := hasAfter && after.Type != TypeAbsent && after.Mode != n.pre.Mode && (n.mode || n.modified)
+			if hasAfter {
+				c.NewMode = after.Mode
+			}
+			c.Path, c.Since = abs(n.path), since(n.path)
+			switch {
+			case n.path != n.orig:
+				c.Op, c.From = OpMoved, abs(n.orig)
+				if content {
+					c.Note = "and changed"
+				} else {
+					c.Restorable, c.Why, c.old = true, "", ""
+				}
+			case content:
+				c.Op = OpChanged
+			case typ:
+				c.Op, c.Note = OpChanged, n.pre.Type+" replaced by a "+after.Type
+			case mode:
+				c.Op, c.Restorable, c.Why, c.old = OpMode, true, "", ""
+			default:
+				continue
+			}
+			if !mode {
+				c.NewMode = c.OldMode
+			}
+		}
+		out = append(out, c)
+	}
+	for _, d := range excludedDirs(lg) {
+		out = append(out, Change{Op: OpNotKept, Path: abs(d), Type: TypeDir, Why: NotKeptExcluded + ": its content is not journaled"})
+	}
+	out = mergeByPath(out)
+	for i := range out {
+		if rel, ok := within(ws, out[i].Path); ok {
+			out[i].rel = rel
+		}
+	}
+	return out
+}
+
+// opRank orders the ops one path may get twice (a file moved over
+// another: moved, and changed for the one it replaced): the first names
+// the line.
+var opRank = map[string]int{OpMoved: 0, OpChanged: 1, OpDeleted: 2, OpMode: 3, OpAdded: 4, OpNotKept: 5}
+
+// mergeByPath sorts changes by path and makes the changes of one path
+// one: a file moved over another, or moved in over one, is one line.
+func mergeByPath(cs []Change) []Change {
+	sort.SliceStable(cs, func(a, b int) bool {
+		if cs[a].Path != cs[b].Path {
+			return cs[a].Path < cs[b].Path
+		}
+		return opRank[cs[a].Op] < opRank[cs[b].Op]
+	})
+	var out []Change
+	for _, c := range cs {
+		if len(out) == 0 || out[len(out)-1].Path != c.Path || c.Op == OpNotKept || out[len(out)-1].Op == OpNotKept {
 			out = append(out, c)
 			continue
 		}
-		after, hasAfter := lg.After[n.path]
-		if n.path != n.orig {
-			m := c
-			m.Op, m.Path, m.From, m.old = OpMoved, abs(n.path), abs(n.orig), ""
-			m.Restorable, m.Why = true, ""
-			m.Since = since(n.path)
-			out = append(out, m)
+		m := &out[len(out)-1]
+		if c.Note != "" && !strings.Contains(m.Note, c.Note) {
+			m.Note = strings.TrimPrefix(m.Note+"; "+c.Note, "; ")
 		}
-		if n.modified && n.pre.Type == TypeFile && n.pre.Kept != keptMeta && (!hasAfter || !sameContent(n.pre, after)) {
-			m := c
-			m.Op, m.Path = OpChanged, abs(n.path)
-			m.Since = since(n.path)
-			out = append(out, m)
-		} else if n.modified && n.pre.Type != TypeFile && hasAfter && after.Type != n.pre.Type {
-			m := c
-			m.Op, m.Path = OpChanged, abs(n.path)
-			m.Note = n.pre.Type + " replaced by a " + after.Type
-			m.Since = since(n.path)
-			out = append(out, m)
+		if !c.Restorable && m.Restorable {
+			m.Restorable, m.Why = false, c.Why
 		}
-		if hasAfter && after.Type != TypeAbsent && after.Mode != n.pre.Mode && (n.mode || n.modified) {
-			m := c
-			m.Op, m.Path, m.NewMode = OpMode, abs(n.path), after.Mode
-			m.Restorable, m.Why = true, ""
-			m.Since = since(n.path)
-			out = append(out, m)
+		if m.old == "" && c.Op != OpAdded {
+			m.old, m.oldSize = c.old, c.oldSize
 		}
+		m.Since = m.Since || c.Since
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if out[a].Path != out[b].Path {
-			return out[a].Path < out[b].Path
-		}
-		return out[a].Op < out[b].Op
-	})
 	return out
+}
+
+// digestBelow is the SHA-256 of the file at path, reached from ws through
+// no link; "" when it cannot be read.
+func digestBelow(ws, path string) string {
+	a, err := openAt(ws, path)
+	if err != nil {
+		return ""
+	}
+	defer a.close()
+	f, err := a.open()
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	d, err := hashOnly(f)
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // sameContent says whether a file's content before the run is known to be
@@ -327,13 +472,49 @@ const maxDiffFile = 4 << 20
 
 // Diff returns a unified diff of what the run changed in text files: the
 // kept content against the file as it is now (saying so when it changed
-// again since the run).
+// again since the run). For a run that was undone, the other side is what
+// the run left as its undo kept it, not the file now.
 func (j *Journal) Diff(id string) (string, error) {
 	lg, _, err := j.loadLog(id)
 	if err != nil {
 		return "", j.unknown(id, err)
 	}
 	var b bytes.Buffer
+	// What the undo found at each path, when the run was undone.
+	var undone string
+	var left map[string]State
+	if rec, err := j.Find(lg.Head.ID); err == nil && rec.UndoneBy != "" {
+		undone, left = rec.UndoneBy, map[string]State{}
+		if ulg, _, err := j.loadLog(undone); err == nil {
+			for _, n := range netChanges(ulg) {
+				if n.orig != "" {
+					left[n.orig] = n.pre
+				}
+			}
+		}
+		fmt.Fprintf(&b, "# run %s was undone by run %s: the diff shows what the run did, its result as the undo kept it\n", lg.Head.ID, undone)
+	}
+	// result is what the run left at c (its content), or why it cannot
+	// be shown.
+	result := func(c Change) ([]byte, string) {
+		if undone == "" {
+			data, err := readLimited(c.Path, maxDiffFile)
+			if err != nil {
+				return nil, fmt.Sprintf("the current content cannot be shown: %v", err)
+			}
+			return data, ""
+		}
+		s, ok := left[c.rel]
+		after, hasAfter := lg.After[c.rel]
+		if !ok || s.Object == "" || !hasAfter || s.Type != TypeFile || s.Ino != after.Ino || s.Size != after.Size || s.Mtime != after.Mtime {
+			return nil, "what the run left here is not kept (the undo found something else)"
+		}
+		data, err := j.readObject(s.Object, maxDiffFile)
+		if err != nil {
+			return nil, fmt.Sprintf("what the run left cannot be shown: %v", err)
+		}
+		return data, ""
+	}
 	for _, c := range j.changes(lg) {
 		var old, cur []byte
 		oldName, curName := "/dev/null", "/dev/null"
@@ -344,6 +525,11 @@ func (j *Journal) Diff(id string) (string, error) {
 			oldName = c.Path
 		case OpAdded:
 			curName = c.Path
+		case OpMoved:
+			if c.old == "" {
+				continue
+			}
+			oldName, curName = c.From, c.Path
 		default:
 			continue
 		}
@@ -363,9 +549,9 @@ func (j *Journal) Diff(id string) (string, error) {
 			old = data
 		}
 		if curName != "/dev/null" {
-			data, err := readLimited(c.Path, maxDiffFile)
-			if err != nil {
-				fmt.Fprintf(&b, "--- %s: the current content cannot be shown: %v\n", c.Path, err)
+			data, why := result(c)
+			if why != "" {
+				fmt.Fprintf(&b, "--- %s: %s\n", c.Path, why)
 				continue
 			}
 			cur = data
@@ -376,7 +562,7 @@ func (j *Journal) Diff(id string) (string, error) {
 			}
 			continue
 		}
-		if c.Since {
+		if c.Since && undone == "" {
 			fmt.Fprintf(&b, "# %s changed again after the run: the diff shows it as it is now\n", c.Path)
 		}
 		b.Write(diff.Diff(label("a", oldName, lg.Head.WS), old, label("b", curName, lg.Head.WS), cur))

@@ -67,9 +67,28 @@
 // the workspace; such a path is a conflict, and forced, a failed step. Names
 // that were hard links of one file before the run become links of the
 // restored file again. Undo refuses, listing them, paths whose state
-// differs from what the run left (Finish records it) or that another run
-// touched after this one, unless forced; and it records what it changes
-// as a run of its own, so an undo can be undone.
+// differs from what the run left (Finish records it) or that a run still
+// running, or one that ran alongside, touched too, unless forced; and it
+// records what it changes as a run of its own, so an undo can be undone.
+// Three differences are not refused: a git index (git refreshes it on git
+// status) is restored all the same, its current content kept by the
+// undo's run; a path that later runs changed is as the run left it when
+// every one of them was undone since (undoing newest first needs no
+// force); and a path a failed undo of the same run already restored. An
+// undo a step of which failed for a reason that may pass (a directory
+// moved away) records the failures in its end and does not make the runs
+// undone, so that undoing them again does what is left.
+//
+// # What a run changed
+//
+// [Journal.Changes] reports net changes, one a path: a path deleted and
+// made again (git checkout unlinks and creates) is changed, a file
+// rewritten with the same content is no change, temp and lock files made
+// and removed do not appear. A deletion below an excluded directory is
+// recorded once a directory, with nothing kept, and listed as not kept.
+// [Journal.Last] is the run undo --last takes back: the newest neither an
+// undo nor undone whose changes hold more than a git index, as an
+// editor's undo steps back one change at a time.
 //
 // # Limits
 //

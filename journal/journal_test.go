@@ -248,11 +248,12 @@ func fillUp(t *testing.T, path string) {
 	}
 }
 
-// TestQuota: over the workspace's quota, the oldest runs are pruned
-// first; what still does not fit is not kept, the call proceeds, and the
-// run's summary and its changes say so.
+// TestQuota: over the workspace's quota, the oldest runs that ended an
+// hour ago or more are pruned first; what still does not fit is not kept,
+// the call proceeds, and the run's summary and its changes say so.
 func TestQuota(t *testing.T) {
-	w := newWS(t, Options{Quota: 10000, MaxFile: 50000})
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	w := newWS(t, Options{Quota: 10000, MaxFile: 50000, Now: func() time.Time { return now }})
 	w.file("old", strings.Repeat("o", 8000), 0o644)
 	w.file("mid", strings.Repeat("m", 6000), 0o644)
 	w.file("huge", strings.Repeat("h", 20000), 0o644)
@@ -260,13 +261,21 @@ func TestQuota(t *testing.T) {
 	first := w.begin()
 	w.write("old", "x")
 	w.finish()
+	now = now.Add(2 * time.Hour)
 	second := w.begin()
 	w.write("mid", "y") // 8000 + 6000 > 10000: the first run goes
 	w.write("huge", "z")
 	w.write("giant", "w")
 	sum := w.finish()
-	if _, err := w.j.Find(first.ID()); !errors.Is(err, ErrUnknownRun) {
+	_, err := w.j.Find(first.ID())
+	var pe Pruned
+	if !errors.Is(err, ErrUnknownRun) || !errors.As(err, &pe) || pe.Why != PrunedQuota || pe.By != second.ID() {
 		t.Errorf("the oldest run was not pruned: %v", err)
+	} else if want := "run " + first.ID() + " (test) was dropped from the journal on "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Find of a pruned run: %q, want it to start %q", err, want)
+	}
+	if _, err := w.j.Changes(first.ID()); !errors.As(err, &pe) {
+		t.Errorf("Changes of a pruned run: %v", err)
 	}
 	if sum.Kept != 6000 || len(sum.NotKept) != 2 || sum.NotKept[0].Why != NotKeptQuota || sum.NotKept[1].Why != NotKeptTooBig {
 		t.Errorf("summary %+v", sum)
@@ -287,9 +296,88 @@ func TestQuota(t *testing.T) {
 	if data, _ := os.ReadFile(w.p("mid")); string(data) != strings.Repeat("m", 6000) {
 		t.Error("mid was not restored")
 	}
+	// What was never kept cannot be retried: the run is undone all the
+	// same.
+	if rec, err := w.j.Find(second.ID()); err != nil || rec.UndoneBy == "" {
+		t.Errorf("a run whose unkept files could not be restored is not marked undone: %+v %v", rec, err)
+	}
 	// Objects of the pruned run are collected.
 	if w.j.hasObject(digestOf(strings.Repeat("o", 8000))) {
 		t.Error("the pruned run's object is still in the store")
+	}
+}
+
+// TestQuotaKeepsRecentHistory: a file that cannot fit even if every older
+// run were pruned prunes nothing; runs that ended less than an hour ago
+// are never pruned (a churning command cannot erase the recent history);
+// pruning stops as soon as the file fits.
+func TestQuotaKeepsRecentHistory(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	w := newWS(t, Options{Quota: 10000, Now: func() time.Time { return now }})
+	var ids []string
+	for i := 0; i < 4; i++ {
+		name := fmt.Sprintf("f%d", i)
+		w.file(name, strings.Repeat("x", 2000+i), 0o644)
+		ids = append(ids, w.begin().ID())
+		w.write(name, "changed")
+		w.finish()
+		now = now.Add(time.Minute)
+	}
+	// 8006 bytes kept in four runs. A file bigger than the quota itself
+	// prunes nothing.
+	w.file("big", strings.Repeat("b", 12000), 0o644)
+	w.begin()
+	w.write("big", "")
+	sum := w.finish()
+	if len(sum.NotKept) != 1 || sum.NotKept[0].Why != NotKeptQuota {
+		t.Errorf("a file over the quota: %+v", sum)
+	}
+	// One that would fit if the recent runs went: they are kept.
+	now = now.Add(30 * time.Minute)
+	w.file("mid", strings.Repeat("m", 5000), 0o644)
+	w.begin()
+	w.write("mid", "")
+	sum = w.finish()
+	if len(sum.NotKept) != 1 || sum.NotKept[0].Why != NotKeptQuota {
+		t.Errorf("a file that needs runs of the last hour pruned: %+v", sum)
+	}
+	for _, id := range ids {
+		if _, err := w.j.Find(id); err != nil {
+			t.Fatalf("run %s pruned while it ended less than an hour ago: %v", id, err)
+		}
+	}
+	// An hour later they may go, the oldest first, as many as needed:
+	// 5000 more needs two of them.
+	now = now.Add(time.Hour)
+	w.file("mid2", strings.Repeat("n", 5000), 0o644)
+	mid2 := w.begin().ID()
+	w.write("mid2", "")
+	sum = w.finish()
+	if len(sum.NotKept) != 0 || sum.Kept != 5000 {
+		t.Errorf("summary %+v", sum)
+	}
+	for i, id := range ids {
+		_, err := w.j.Find(id)
+		if pruned := errors.Is(err, ErrUnknownRun); pruned != (i < 2) {
+			t.Errorf("run %d: pruned %v (%v), want only the two oldest pruned", i, pruned, err)
+		}
+	}
+	// Two hours on, every run may go. A recent run keeps 3000 bytes (the
+	// two oldest left go for it); then a file that would not fit even if
+	// every run older than an hour went prunes none of them.
+	now = now.Add(2 * time.Hour)
+	w.file("r", strings.Repeat("r", 3000), 0o644)
+	w.begin()
+	w.write("r", "")
+	w.finish()
+	w.file("big2", strings.Repeat("B", 8000), 0o644)
+	w.begin()
+	w.write("big2", "")
+	if sum = w.finish(); len(sum.NotKept) != 1 {
+		t.Errorf("a file that cannot fit: %+v", sum)
+	}
+	if _, err := w.j.Find(mid2); err != nil {
+		t.Errorf("a run was pruned for a file that still did not fit: %v", err)
 	}
 }
 
@@ -420,7 +508,7 @@ func TestChangedSince(t *testing.T) {
 	if _, err := w.j.Undo([]string{r.ID()}, UndoOptions{}); !errors.As(err, &ce) || !strings.HasPrefix(ce.Error(), "run "+r.ID()+" was undone already") {
 		t.Errorf("second undo: %v", err)
 	}
-	if _, err := w.j.Last(w.dir); !errors.Is(err, ErrUnknownRun) {
+	if _, _, err := w.j.Last(Filter{Workspace: w.dir}); !errors.Is(err, ErrUnknownRun) {
 		t.Errorf("Last after the undo: %v (the undo and the undone run are not --last)", err)
 	}
 	// The person's edit is not lost: undoing the undo brings it back.
@@ -431,7 +519,7 @@ func TestChangedSince(t *testing.T) {
 		t.Errorf("a = %q, want the person's edit back", data)
 	}
 	// The run's changes are back: it is the last run again.
-	if last, err := w.j.Last(w.dir); err != nil || last.ID != r.ID() {
+	if last, _, err := w.j.Last(Filter{Workspace: w.dir}); err != nil || last.ID != r.ID() {
 		t.Errorf("Last after undoing the undo = %v, %v; want %s", last.ID, err, r.ID())
 	}
 }
@@ -454,7 +542,7 @@ func TestSessionUndo(t *testing.T) {
 	if len(runs) != 3 || runs[0].ID != ids[2] {
 		t.Fatalf("runs: %+v", runs)
 	}
-	if last, err := w.j.Last(w.dir); err != nil || last.ID != ids[2] {
+	if last, _, err := w.j.Last(Filter{Workspace: w.dir}); err != nil || last.ID != ids[2] {
 		t.Errorf("Last = %v, %v", last.ID, err)
 	}
 	if _, err := w.j.Undo(ids, UndoOptions{}); err != nil {
@@ -685,12 +773,17 @@ func TestRemadePathIsChanged(t *testing.T) {
 	var got []string
 	for _, c := range changes {
 		rel, _ := filepath.Rel(w.dir, c.Path)
-		got = append(got, c.Op+" "+rel)
+		s := c.Op + " " + rel
+		if c.NewMode != c.OldMode && c.Type == TypeFile {
+			s += fmt.Sprintf(" %o->%o", c.OldMode, c.NewMode)
+		}
+		got = append(got, s)
 		if !c.Restorable {
 			t.Errorf("%s %s: not restorable: %s", c.Op, rel, c.Why)
 		}
 	}
-	want := []string{"changed calc.py", "changed link", "changed tool.sh", "mode tool.sh"}
+	// One line a path: tool.sh changed, its mode with it.
+	want := []string{"changed calc.py", "changed link", "changed tool.sh 755->644"}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Fatalf("changes = %v, want %v", got, want)
 	}

@@ -39,6 +39,9 @@ type RunRecord struct {
 	Undoes []string `json:"undoes,omitempty"`
 	// UndoneBy is the undo that undid this run.
 	UndoneBy string `json:"undone_by,omitempty"`
+	// Failed counts, for an undo, the steps that could not be done: it
+	// did not mark the runs it undoes undone.
+	Failed int `json:"failed_steps,omitempty"`
 }
 
 // Filter selects runs; empty fields select all.
@@ -70,8 +73,12 @@ func (j *Journal) Runs(f Filter) ([]RunRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, u := range p.Head.Undoes {
-			undone[u] = id
+		if p.End == nil || p.End.Failed == 0 {
+			// An undo some steps of which failed undid nothing for
+			// good: a later undo retries.
+			for _, u := range p.Head.Undoes {
+				undone[u] = id
+			}
 		}
 		if f.Workspace != "" && p.Head.WS != f.Workspace || f.Session != "" && p.Head.Session != f.Session ||
 			f.Tickets != nil && (p.Head.Ticket == "" || !slices.Contains(f.Tickets, p.Head.Ticket)) {
@@ -115,12 +122,13 @@ func (j *Journal) record(p peeked) (RunRecord, error) {
 	if end.Interrupted {
 		rec.State = StateInterrupted
 	}
-	rec.Ended, rec.Entries, rec.Kept = time.Unix(0, end.At), end.Entries, end.Kept
+	rec.Ended, rec.Entries, rec.Kept, rec.Failed = time.Unix(0, end.At), end.Entries, end.Kept, end.Failed
 	return rec, nil
 }
 
 // Find returns the run whose id is id or, failing that, the only one
-// whose id starts with it.
+// whose id starts with it or whose random end (the part after the time)
+// starts with it. A run pruned from the journal is a *PrunedError.
 func (j *Journal) Find(id string) (RunRecord, error) {
 	if id == "" {
 		return RunRecord{}, fmt.Errorf("%w: no id given", ErrUnknownRun)
@@ -134,14 +142,14 @@ func (j *Journal) Find(id string) (RunRecord, error) {
 		if r.ID == id {
 			return r, nil
 		}
-		if strings.HasPrefix(r.ID, id) {
+		if matchesID(r.ID, id) {
 			match = append(match, r)
 		}
 	}
 	switch len(match) {
 	case 0:
 		if p, ok := j.prunedRun(id); ok {
-			return RunRecord{}, fmt.Errorf("%w: %w", ErrUnknownRun, p)
+			return RunRecord{}, p
 		}
 		return RunRecord{}, fmt.Errorf("%w: %s", ErrUnknownRun, id)
 	case 1:
@@ -154,20 +162,119 @@ func (j *Journal) Find(id string) (RunRecord, error) {
 	return RunRecord{}, fmt.Errorf("run id %s is ambiguous: %s", id, strings.Join(ids, ", "))
 }
 
-// Last returns the newest run of workspace ws that changed something and
-// is neither an undo nor undone: what undo --last takes back.
-func (j *Journal) Last(ws string) (RunRecord, error) {
-	runs, err := j.Runs(Filter{Workspace: ws})
-	if err != nil {
-		return RunRecord{}, err
+// matchesID says whether typed names run id: its start, or the start of
+// its random end (4 characters at least: 6b3a7a4b for
+// 20260301-101500-6b3a7a4b).
+func matchesID(id, typed string) bool {
+	if strings.HasPrefix(id, typed) {
+		return true
 	}
+	i := strings.LastIndexByte(id, '-')
+	return i >= 0 && len(typed) >= 4 && strings.HasPrefix(id[i+1:], typed)
+}
+
+// Passed is a run newer than the one Last picked, and why Last passed
+// over it.
+type Passed struct {
+	Run RunRecord `json:"run"`
+	Why string    `json:"why"`
+}
+
+// Why Last passes over a run.
+const (
+	PassedUndo     = "an undo"
+	PassedUndone   = "undone"
+	PassedNoChange = "no net change"
+	PassedGitIndex = "changed only git's index"
+	PassedExcluded = "changed only excluded directories"
+)
+
+// Last returns the run undo --last takes back, and changes --last shows:
+// the newest run of the runs f selects that is neither an undo nor undone,
+// and whose net changes hold more than a git index (see Undoable). As in
+// an editor, undoing it makes the one before it the last. Passed are the
+// newer runs it passed over, newest first.
+func (j *Journal) Last(f Filter) (RunRecord, []Passed, error) {
+	runs, err := j.Runs(f)
+	if err != nil {
+		return RunRecord{}, nil, err
+	}
+	var passed []Passed
 	for _, r := range runs {
-		if r.Entries > 0 && len(r.Undoes) == 0 && r.UndoneBy == "" {
-			return r, nil
+		why := ""
+		switch {
+		case r.Entries == 0:
+			why = PassedNoChange
+		case len(r.Undoes) > 0:
+			why = PassedUndo
+		case r.UndoneBy != "":
+			why = PassedUndone
+		case r.State != StateRunning:
+			changes, err := j.Changes(r.ID)
+			if err != nil {
+				return RunRecord{}, nil, err
+			}
+			if !Undoable(changes) {
+				why = PassedNoChange
+				for _, c := range changes {
+					if IsGitIndex(c.Path) {
+						why = PassedGitIndex
+					} else if why == PassedNoChange {
+						why = PassedExcluded
+					}
+				}
+			}
+		}
+		if why == "" {
+			return r, passed, nil
+		}
+		passed = append(passed, Passed{Run: r, Why: why})
+	}
+	where := f.Workspace
+	if f.Session != "" {
+		where = "session " + f.Session
+	}
+	return RunRecord{}, passed, &NoLastError{Where: where, Passed: passed}
+}
+
+// NoLastError says no run is left for --last: none changed anything, or
+// every one was undone (Passed says which runs there are). It is an
+// ErrUnknownRun.
+type NoLastError struct {
+	Where  string
+	Passed []Passed
+}
+
+func (e *NoLastError) Error() string {
+	var undone, other int
+	newestUndo := ""
+	for _, p := range e.Passed {
+		switch p.Why {
+		case PassedUndone:
+			undone++
+		case PassedUndo:
+			if newestUndo == "" {
+				newestUndo = p.Run.ID
+			}
+		default:
+			other++
 		}
 	}
-	return RunRecord{}, fmt.Errorf("%w: no run changed anything in %s", ErrUnknownRun, ws)
+	switch {
+	case undone > 0:
+		s := fmt.Sprintf("nothing left to undo in %s: every run that changed it was undone", e.Where)
+		if newestUndo != "" {
+			s += " (the newest undo is run " + newestUndo + ")"
+		}
+		return s
+	case other > 0:
+		return fmt.Sprintf("nothing to undo in %s: its runs changed nothing but git's index or excluded directories", e.Where)
+	}
+	return fmt.Sprintf("no run changed anything in %s", e.Where)
 }
+
+// Is makes it an ErrUnknownRun to errors.Is.
+func (e *NoLastError) Is(target error) bool { return target == ErrUnknownRun }
 
 // undoneBy is the undo that took id back, unless that undo was itself
 // undone (which put the run's changes back).

@@ -147,6 +147,15 @@ func (p Pruned) Error() string {
 		p.ID, cmd, time.Unix(0, p.At).Format("2006-01-02 15:04"), why)
 }
 
+// Is makes a pruned run an unknown one to errors.Is: what it changed is
+// gone.
+func (p Pruned) Is(target error) bool { return target == ErrUnknownRun }
+
+// minKeep is how long a run is safe from the quota once it ended: a
+// command that churns through big files cannot erase the recent history
+// (what it cannot keep, it says it did not keep).
+const minKeep = time.Hour
+
 // note leaves the note that p was pruned.
 func (j *Journal) note(p Pruned) {
 	if err := os.MkdirAll(j.prunedDir(), 0o700); err != nil {
@@ -160,7 +169,7 @@ func (j *Journal) note(p Pruned) {
 }
 
 // prunedRun is the note of the pruned run whose id is id or, failing
-// that, the only one whose id starts with it.
+// that, the only one whose id or random end starts with it (matchesID).
 func (j *Journal) prunedRun(id string) (Pruned, bool) {
 	ents, err := os.ReadDir(j.prunedDir())
 	if err != nil || !validID(id) {
@@ -172,7 +181,7 @@ func (j *Journal) prunedRun(id string) (Pruned, bool) {
 			match = []string{id}
 			break
 		}
-		if strings.HasPrefix(e.Name(), id) {
+		if matchesID(e.Name(), id) {
 			match = append(match, e.Name())
 		}
 	}
@@ -189,9 +198,10 @@ func (j *Journal) prunedRun(id string) (Pruned, bool) {
 
 // pruneWorkspace removes the runs of ws older than MaxAge, then, when
 // need more bytes would take ws over its quota, its oldest runs that
-// keep something until they fit; none for room when even removing all
-// would not make need fit. It never removes except, nor a run that is
-// still running. The objects are left to the collector.
+// keep something and ended an hour ago or more (minKeep) until they fit;
+// none for room when even removing all of those would not make need fit.
+// It never removes except, nor a run that is still running. The objects
+// are left to the collector.
 func (j *Journal) pruneWorkspace(ws, except string, need int64) []Pruned {
 	ids, _ := j.runIDs()
 	var runs []peeked
@@ -234,11 +244,16 @@ func (j *Journal) pruneWorkspace(ws, except string, need int64) []Pruned {
 		return true
 	}
 	var left []peeked
+	recent := now.Add(-minKeep).UnixNano()
 	for _, p := range runs {
 		if j.o.MaxAge > 0 && p.time() < now.Add(-j.o.MaxAge).UnixNano() && remove(p, PrunedAge) {
 			continue
 		}
-		left = append(left, p)
+		if p.time() <= recent {
+			// Only a run that ended an hour ago or more may go for
+			// room; the newer ones count, and stay.
+			left = append(left, p)
+		}
 	}
 	if j.o.Quota <= 0 || usage+need <= j.o.Quota {
 		return gone

@@ -15,7 +15,8 @@ import (
 // keeps nothing frees nothing and is not pruned, and nothing is pruned
 // for content that would not fit even then.
 func TestSecurityQuotaPruneIsNotSilent(t *testing.T) {
-	w := newWS(t, Options{Quota: 10000, MaxAge: time.Hour})
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	w := newWS(t, Options{Quota: 10000, MaxAge: 24 * time.Hour, Now: func() time.Time { return now }})
 	w.file("precious", strings.Repeat("p", 3000), 0o644)
 	w.file("a", strings.Repeat("a", 4000), 0o644)
 	w.file("b", strings.Repeat("b", 4000), 0o644)
@@ -34,6 +35,9 @@ func TestSecurityQuotaPruneIsNotSilent(t *testing.T) {
 	if _, err := w.j.Find(deleted.ID()); err != nil {
 		t.Fatalf("the deletion's run is gone: %v", err)
 	}
+	// Runs that ended less than an hour ago are never pruned for room;
+	// two hours on, the first may go.
+	now = now.Add(2 * time.Hour)
 	rewrite := w.begin()
 	w.write("a", "x")
 	w.write("b", "y") // 3000 + 4000 + 4000 > 10000: the oldest run that keeps something goes

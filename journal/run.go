@@ -124,6 +124,8 @@ type Run struct {
 	hashed   int64    // the bytes of files too big to keep hashed so far
 	unlock   func()   // releases the store lock held for the entry being written
 	pruned   bool
+	excluded map[string]bool // the excluded directories noted
+	failed   int             // for an undo's own run: the steps that failed
 	finished bool
 }
 
@@ -231,6 +233,13 @@ func (r *Run) Before(kind Kind, path, path2 string) error {
 		// unrecorded: refused as a link to another file system is.
 		return syscall.EXDEV
 	}
+	if kind == Unlink && !in1 {
+		if dir, ok := r.excludedTop(path); ok {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return errnoOf(r.noteExcluded(dir))
+		}
+	}
 	if !in1 && !in2 || two && kind != Link && path == path2 {
 		// Renaming a name to itself changes nothing.
 		return nil
@@ -240,7 +249,12 @@ func (r *Run) Before(kind Kind, path, path2 string) error {
 	if r.finished {
 		return syscall.EIO
 	}
-	err := r.before(kind, path, rel1, in1, path2, rel2, in2)
+	return errnoOf(r.before(kind, path, rel1, in1, path2, rel2, in2))
+}
+
+// errnoOf is the errno a call fails with when the journal could not
+// record it: the error's own, or EIO.
+func errnoOf(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -249,6 +263,54 @@ func (r *Run) Before(kind Kind, path, path2 string) error {
 		return errno
 	}
 	return syscall.EIO
+}
+
+// xExcluded marks an entry saying the run deleted something below an
+// excluded directory (its P): nothing of it is kept.
+const xExcluded = "excluded"
+
+// excludedTop returns the outermost excluded directory path lies below,
+// relative to the workspace.
+func (r *Run) excludedTop(path string) (string, bool) {
+	rel, ok := within(r.ws, path)
+	if !ok || len(r.j.exclude) == 0 {
+		return "", false
+	}
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		if r.j.exclude[filepath.Base(rel[:i])] {
+			return rel[:i], true
+		}
+	}
+	return "", false
+}
+
+// noteExcluded records, once a run, that it deleted something below the
+// excluded directory dir: mnemos changes lists it, and the summary's
+// NotKept carries it. Nothing of it is copied.
+func (r *Run) noteExcluded(dir string) error {
+	if r.finished {
+		return syscall.EIO
+	}
+	if r.excluded[dir] {
+		return nil
+	}
+	if err := r.open(); err != nil {
+		return err
+	}
+	rec := &record{T: "e", At: r.j.o.Now().UnixNano(), K: Unlink.String(), P: dir, X: xExcluded}
+	if err := appendLine(r.f, &r.off, rec); err != nil {
+		return err
+	}
+	if r.excluded == nil {
+		r.excluded = map[string]bool{}
+	}
+	r.excluded[dir] = true
+	r.entries++
+	r.notKept = append(r.notKept, NotKept{Path: r.abs(dir), Why: NotKeptExcluded})
+	return nil
 }
 
 // ours returns path relative to the workspace, and whether the journal
@@ -730,7 +792,7 @@ func (r *Run) Finish() (Summary, error) {
 	if err := flush(); err != nil {
 		return sum, err
 	}
-	end := &record{T: "end", At: r.j.o.Now().UnixNano(), Entries: r.entries, Kept: r.kept}
+	end := &record{T: "end", At: r.j.o.Now().UnixNano(), Entries: r.entries, Kept: r.kept, Failed: r.failed}
 	return sum, appendLine(r.f, &r.off, end)
 }
 

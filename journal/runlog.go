@@ -26,7 +26,10 @@ import (
 // given its header, then linked into place). Each entry records what one
 // call is about to change: p (and p2) relative to the workspace, or
 // absolute when outside it; a and b the states of p and p2 before the
-// call. Finish appends the state every name was left in, then the end.
+// call, or, with x "excluded", that the run deleted something below the
+// excluded directory p (nothing kept). Finish appends the state every
+// name was left in, then the end (with the steps that failed, for an
+// undo's own run).
 // A line cut short by a kill is ignored; an object is whole before the
 // entry that names it is written.
 
@@ -67,6 +70,9 @@ type record struct {
 	Interrupted bool  `json:"interrupted,omitempty"`
 	Entries     int   `json:"entries,omitempty"`
 	Kept        int64 `json:"kept,omitempty"`
+	// Failed counts, for an undo's own run, the steps that could not be
+	// done: such an undo does not make the runs it undid undone.
+	Failed int `json:"failed,omitempty"`
 
 	// The bytes of a name that is not UTF-8 (JSON would replace them):
 	// written beside the name, read back over it.

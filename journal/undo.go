@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -67,6 +68,27 @@ type Step struct {
 	From string `json:"from,omitempty"`
 	// Err says why the step was not done.
 	Err string `json:"error,omitempty"`
+	// Lost says the step failed for good: the content was never kept
+	// (too big, over the quota), so no later undo can do it.
+	Lost bool `json:"lost,omitempty"`
+}
+
+// PathResult is what an undo does (or would do) to one path the runs
+// changed: their net change taken back.
+type PathResult struct {
+	Run string `json:"run"`
+	// Op: "restore" (a file, directory or link put back), "remove" (what
+	// the run added), "move" (back from From to Path), "mode", or "not
+	// kept" (an excluded directory the run changed: nothing to restore).
+	Op   string `json:"op"`
+	Path string `json:"path"`
+	From string `json:"from,omitempty"`
+	// Rel and FromRel are Path and From relative to the workspace.
+	Rel     string `json:"rel"`
+	FromRel string `json:"from_rel,omitempty"`
+	// Err says why it was not (or would not be) done.
+	Err  string `json:"error,omitempty"`
+	Lost bool   `json:"lost,omitempty"`
 }
 
 // UndoReport is what an undo did.
@@ -76,10 +98,17 @@ type UndoReport struct {
 	// UndoRuns are the undo's own runs (one per workspace).
 	UndoRuns []string `json:"undo_runs,omitempty"`
 	Steps    []Step   `json:"steps"`
-	// Restored are the paths the undo changed.
+	// Paths are the net paths the undo takes back, one a path, sorted:
+	// what it prints. Steps are how (temp and lock files included).
+	Paths []PathResult `json:"paths"`
+	// Restored are the net paths the undo put back.
 	Restored []string `json:"restored"`
 	// Failed are the steps that could not be done.
 	Failed []Step `json:"failed,omitempty"`
+	// Refreshed are the git indexes that changed since the run (git
+	// refreshes its index on git status) and were restored anyway: the
+	// undo's own run keeps what they held.
+	Refreshed []string `json:"refreshed,omitempty"`
 	// Forced lists what Force overrode.
 	Forced []Conflict `json:"forced,omitempty"`
 	DryRun bool       `json:"dry_run,omitempty"`
@@ -122,7 +151,7 @@ func (j *Journal) Undo(ids []string, o UndoOptions) (UndoReport, error) {
 	for _, t := range runs {
 		rep.Runs = append(rep.Runs, t.rec.ID)
 	}
-	conflicts, err := j.conflicts(runs, undoing)
+	conflicts, refreshed, err := j.conflicts(runs, undoing)
 	if err != nil {
 		return rep, err
 	}
@@ -132,9 +161,12 @@ func (j *Journal) Undo(ids []string, o UndoOptions) (UndoReport, error) {
 		}
 		rep.Forced = conflicts
 	}
+	rep.Refreshed = refreshed
+	net := j.netResults(runs)
 	u := &undoer{j: j, dry: o.DryRun, info: o.Info, undoes: rep.Runs, runs: map[string]*Run{}, rep: &rep}
 	if o.DryRun {
 		u.all(runs)
+		rep.settle(net)
 		return rep, nil
 	}
 	// Objects are read while the store is held shared: the collector
@@ -145,16 +177,140 @@ func (j *Journal) Undo(ids []string, o UndoOptions) (UndoReport, error) {
 	}
 	err = u.all(runs)
 	unlock()
+	rep.settle(net)
 	if ferr := u.finish(); err == nil {
 		err = ferr
 	}
 	if err != nil {
 		return rep, err
 	}
-	if len(rep.Failed) > 0 {
-		return rep, fmt.Errorf("%d of %d steps could not be done", len(rep.Failed), len(rep.Steps))
+	if n := len(rep.Failed); n > 0 {
+		return rep, &UndoFailedError{Paths: rep.failedPaths(), Retry: rep.retryable() > 0}
 	}
 	return rep, nil
+}
+
+// UndoFailedError is an undo some steps of which failed. When Retry, the
+// runs are not marked undone: a later undo retries what failed.
+type UndoFailedError struct {
+	Paths []PathResult
+	Retry bool
+}
+
+func (e *UndoFailedError) Error() string {
+	s := fmt.Sprintf("%d %s could not be restored", len(e.Paths), pluralWord(len(e.Paths), "path"))
+	if e.Retry {
+		s += "; the run is not marked undone, and undoing it again retries them"
+	}
+	return s
+}
+
+func pluralWord(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}
+
+// netResults are the net changes of runs (newest first) as an undo takes
+// them back: one a path, the oldest run's for a path several changed
+// (what it held before that run is what the undo leaves).
+func (j *Journal) netResults(runs []undoTarget) []PathResult {
+	byPath := map[string]PathResult{}
+	for _, t := range runs {
+		ws := t.lg.Head.WS
+		for _, c := range j.changes(t.lg) {
+			r := PathResult{Run: t.rec.ID, Path: c.Path, Rel: relTo(ws, c.Path)}
+			switch c.Op {
+			case OpAdded:
+				r.Op = "remove"
+			case OpDeleted, OpChanged:
+				r.Op = "restore"
+			case OpMoved:
+				r.Op, r.Path, r.Rel, r.From, r.FromRel = "move", c.From, relTo(ws, c.From), c.Path, relTo(ws, c.Path)
+			case OpMode:
+				r.Op = "mode"
+			case OpNotKept:
+				r.Op, r.Err, r.Lost = "not kept", c.Why, true
+			}
+			if !c.Restorable && r.Err == "" {
+				r.Err, r.Lost = c.Why, true
+			}
+			key := r.Path
+			if r.Op == "move" {
+				// The new name is a path the run changed too.
+				delete(byPath, r.From)
+			}
+			byPath[key] = r
+		}
+	}
+	out := make([]PathResult, 0, len(byPath))
+	for _, r := range byPath {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out
+}
+
+func relTo(ws, p string) string {
+	if rel, ok := within(ws, p); ok {
+		return rel
+	}
+	return p
+}
+
+// settle gives each net path the error of a step on it that failed, adds
+// the failed steps no net path accounts for, and lists what was restored.
+func (rep *UndoReport) settle(net []PathResult) {
+	byPath := map[string]int{}
+	for i, r := range net {
+		byPath[r.Path] = i
+		if r.From != "" {
+			byPath[r.From] = i
+		}
+	}
+	for _, f := range rep.Failed {
+		if i, ok := byPath[f.Path]; ok {
+			if net[i].Err == "" {
+				net[i].Err, net[i].Lost = f.Err, f.Lost
+			}
+			continue
+		}
+		net = append(net, PathResult{Run: f.Run, Op: f.Op, Path: f.Path, From: f.From, Rel: f.Path, Err: f.Err, Lost: f.Lost})
+		byPath[f.Path] = len(net) - 1
+	}
+	rep.Paths = net
+	rep.Restored = []string{}
+	if rep.DryRun {
+		return
+	}
+	for _, r := range net {
+		if r.Err == "" {
+			rep.Restored = append(rep.Restored, r.Path)
+		}
+	}
+}
+
+// failedPaths are the net paths not restored.
+func (rep *UndoReport) failedPaths() []PathResult {
+	var out []PathResult
+	for _, r := range rep.Paths {
+		if r.Err != "" && r.Op != "not kept" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// retryable counts the failed steps a later undo may do.
+func (rep *UndoReport) retryable() int {
+	n := 0
+	for _, f := range rep.Failed {
+		if !f.Lost {
+			n++
+		}
+	}
+	return n
 }
 
 type undoTarget struct {
@@ -163,12 +319,13 @@ type undoTarget struct {
 }
 
 // conflicts lists what changed since the runs (newest first): a run
-// undone already; a path whose state differs from what its run left,
-// unless a newer run being undone touched it too (undoing that one puts
-// back what this one left); a path another run of the workspace touched
-// after this run did (a run that overlapped it, or one still running).
-func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) ([]Conflict, error) {
-	var out []Conflict
+// undone already; a path that another run still running touched after
+// this run; a path whose state differs from what its run left, unless a
+// newer run being undone touched it too (undoing that one puts back what
+// this one left), or what changed it since has been undone (see
+// undoneSince). A git index that changed since is no conflict: it is
+// returned in refreshed, to be restored anyway.
+func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) (out []Conflict, refreshed []string, err error) {
 	seen := map[string]bool{}
 	add := func(c Conflict) {
 		if c.Path == "" || !seen[c.Path] {
@@ -182,7 +339,7 @@ func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) ([]Confl
 	}
 	others, err := j.otherRuns(undoing, wss)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, t := range runs {
 		if t.rec.UndoneBy != "" && !undoing[t.rec.UndoneBy] {
@@ -208,31 +365,164 @@ func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) ([]Confl
 			if newerTouches(runs[:i], ws, n) {
 				continue
 			}
-			now, err := lstatBelow(ws, filepath.Join(ws, n))
-			if err != nil || !sameAfter(t.lg.After[n], now) {
-				add(Conflict{Path: filepath.Join(ws, n), Run: t.rec.ID, Why: "changed since run " + t.rec.ID + " ended"})
-			}
-		}
-		for _, q := range others {
-			if q.lg.Head.WS != ws {
+			path := filepath.Join(ws, n)
+			touch := touchers(others, ws, n, first[n])
+			if q, ok := overlapping(t, touch); ok && !IsGitIndex(n) {
+				why := "changed by run " + q.id + " too"
+				if q.running {
+					why = "changed by run " + q.id + ", still running"
+				}
+				add(Conflict{Path: path, Run: q.id, Why: why})
 				continue
 			}
-			for _, e := range q.lg.Entries {
-				for _, p := range []string{e.P, e.P2} {
-					at, ok := first[p]
-					if !ok || e.At <= at {
-						continue
-					}
-					why := "changed by run " + q.id + " too"
-					if q.running {
-						why = "changed by run " + q.id + ", still running"
-					}
-					add(Conflict{Path: filepath.Join(ws, p), Run: q.id, Why: why})
+			after := t.lg.After[n]
+			now, err := lstatBelow(ws, path)
+			if err == nil && sameAfter(after, now) {
+				continue
+			}
+			if err == nil && IsGitIndex(n) {
+				refreshed = append(refreshed, path)
+				continue
+			}
+			if err == nil && undoneSince(t, n, after, now, touch) {
+				continue
+			}
+			why := "changed since run " + t.rec.ID + " ended"
+			for k := len(touch) - 1; k >= 0; k-- {
+				if q := touch[k].q; len(q.lg.Head.Undoes) == 0 && q.undoneBy == "" {
+					why = "changed by run " + q.id + " since run " + t.rec.ID + " ended"
+					break
 				}
 			}
+			add(Conflict{Path: path, Run: t.rec.ID, Why: why})
 		}
 	}
-	return out, nil
+	return out, refreshed, nil
+}
+
+// overlapping returns a run among touch still running, or one that ran
+// while t did and was not undone: what it did to the path is mixed with
+// what t did.
+func overlapping(t undoTarget, touch []touch) (otherRun, bool) {
+	end := int64(math.MaxInt64)
+	if t.lg.End != nil && t.lg.End.At != 0 {
+		end = t.lg.End.At
+	}
+	for k := len(touch) - 1; k >= 0; k-- {
+		q := touch[k].q
+		if q.running || q.lg.Head.Start < end && q.undoneBy == "" && len(q.lg.Head.Undoes) == 0 {
+			return q, true
+		}
+	}
+	return otherRun{}, false
+}
+
+// touch is a run that touched a path: when first and last, and what the
+// path held before its first entry on it.
+type touch struct {
+	q           otherRun
+	first, last int64
+	pre         *State
+}
+
+// touchers are the runs of others that touched n in ws after at, in the
+// order they first did.
+func touchers(others []otherRun, ws, n string, at int64) []touch {
+	var out []touch
+	for _, q := range others {
+		if q.lg.Head.WS != ws {
+			continue
+		}
+		var t *touch
+		for _, e := range q.lg.Entries {
+			if e.At <= at || e.X == xExcluded || e.P != n && e.P2 != n {
+				continue
+			}
+			if t == nil {
+				t = &touch{q: q, first: e.At}
+				if e.P == n {
+					t.pre = e.A
+				} else {
+					t.pre = e.B
+				}
+			}
+			t.last = e.At
+		}
+		if t != nil {
+			out = append(out, *t)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].first < out[b].first })
+	return out
+}
+
+// undoneSince says whether n, which differs from what run t left (after),
+// is as t left it but for runs that have been undone since: every run
+// that touched it after t was undone, the newest of them an undo that
+// left it as it is now (now), and the first started from what t left.
+// Undoing runs newest first thus needs no force. Runs that touched it
+// only to undo t itself (an undo that failed in part) count as well.
+func undoneSince(t undoTarget, n string, after, now State, touch []touch) bool {
+	if len(touch) == 0 {
+		return false
+	}
+	newest := touch[0]
+	for _, x := range touch[1:] {
+		if x.last > newest.last {
+			newest = x
+		}
+	}
+	if len(newest.q.lg.Head.Undoes) == 0 {
+		return false
+	}
+	if left, ok := newest.q.lg.After[n]; !ok || !sameAfter(left, now) {
+		return false
+	}
+	real := 0
+	for _, x := range touch {
+		if len(x.q.lg.Head.Undoes) > 0 {
+			continue
+		}
+		real++
+		if x.q.undoneBy == "" {
+			return false
+		}
+	}
+	if real == 0 {
+		for _, x := range touch {
+			if !slicesContains(x.q.lg.Head.Undoes, t.rec.ID) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(touch[0].q.lg.Head.Undoes) > 0 && !slicesContains(touch[0].q.lg.Head.Undoes, t.rec.ID) {
+		return false
+	}
+	for _, x := range touch {
+		if len(x.q.lg.Head.Undoes) == 0 {
+			return x.pre != nil && samePre(*x.pre, after)
+		}
+	}
+	return false
+}
+
+// samePre says whether what a run found at a path (pre) is what another
+// left there (after): the same type and, for a file, the same inode, size
+// and modification time.
+func samePre(pre, after State) bool {
+	if pre.Type != after.Type {
+		return false
+	}
+	switch pre.Type {
+	case TypeAbsent:
+		return true
+	case TypeSymlink:
+		return pre.Target == after.Target
+	case TypeDir:
+		return pre.Ino == after.Ino
+	}
+	return pre.Ino == after.Ino && pre.Dev == after.Dev && pre.Size == after.Size && pre.Mtime == after.Mtime
 }
 
 // newerTouches says whether one of the runs undone before (newer) named
@@ -250,6 +540,8 @@ type otherRun struct {
 	id      string
 	lg      *runLog
 	running bool
+	// undoneBy is the undo that took the run back, if one did.
+	undoneBy string
 }
 
 // otherRuns are the runs of the workspaces wss not being undone.
@@ -272,6 +564,17 @@ func (j *Journal) otherRuns(undoing, wss map[string]bool) ([]otherRun, error) {
 			continue
 		}
 		out = append(out, otherRun{id: id, lg: lg, running: running})
+	}
+	undone := map[string]string{}
+	for _, q := range out {
+		if q.lg.End == nil || q.lg.End.Failed == 0 {
+			for _, u := range q.lg.Head.Undoes {
+				undone[u] = q.id
+			}
+		}
+	}
+	for i := range out {
+		out[i].undoneBy = undoneBy(undone, out[i].id, 0)
 	}
 	return out, nil
 }
@@ -350,6 +653,9 @@ func (u *undoer) finish() error {
 	}
 	sort.Strings(wss)
 	for _, ws := range wss {
+		// An undo some steps of which failed (and may be done later)
+		// says so in its end: the runs it undoes stay to be undone.
+		u.runs[ws].failed = u.rep.retryable()
 		sum, err := u.runs[ws].Finish()
 		if err != nil && first == nil {
 			first = err
@@ -409,6 +715,14 @@ func (u *undoer) entry(e record) error {
 		return u.exchange(u.abs(e.P), u.abs(e.P2))
 	}
 	return nil
+}
+
+// lost records a step that cannot be done, ever: what it needs was not
+// kept.
+func (u *undoer) lost(op, path string, err error) {
+	u.step(op, path, "", err)
+	u.rep.Failed[len(u.rep.Failed)-1].Lost = true
+	u.rep.Steps[len(u.rep.Steps)-1].Lost = true
 }
 
 // step records a step; err, when not nil, says why it was not done.
@@ -585,7 +899,7 @@ func (u *undoer) restore(path string, s State) error {
 		u.step("mkfifo", path, "", err)
 	default:
 		if cur.Type != s.Type {
-			u.step("restore", path, "", errors.New("a device or socket cannot be made again"))
+			u.lost("restore", path, errors.New("a device or socket cannot be made again"))
 		}
 	}
 	return nil
@@ -669,11 +983,11 @@ func (u *undoer) restoreFile(path string, s State, cur State) error {
 		case NotKeptQuota:
 			why = "its content was not kept: over the workspace's quota"
 		}
-		u.step("restore", path, "", errors.New(why))
+		u.lost("restore", path, errors.New(why))
 		return nil
 	}
 	if !u.j.hasObject(s.Object) {
-		u.step("restore", path, "", errors.New("its content was pruned from the journal"))
+		u.lost("restore", path, errors.New("its content was pruned from the journal"))
 		return nil
 	}
 	if s.Nlink > 1 && u.links == nil {

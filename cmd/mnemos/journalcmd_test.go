@@ -20,7 +20,8 @@ import (
 // a run of the workspace of the script's directory, fed to the journal as
 // mnemos run's seccomp loop feeds it (Before, then the call), in
 // mnemos's state directory. It prints "run ID". Each OP is one word:
-// write:PATH:TEXT, append:PATH:TEXT, rm:PATH, rmrf:PATH, mkdir:PATH,
+// write:PATH:TEXT, append:PATH:TEXT, rm:PATH, rmf:PATH (rm -f: a missing
+// file is no error), rmrf:PATH, mkdir:PATH,
 // mv:FROM:TO, chmod:MODE:PATH, symlink:TARGET:PATH. With -keep the run is
 // left running (its log locked) until the script ends.
 func journalRun(ts *testscript.TestScript, neg bool, args []string) {
@@ -69,7 +70,7 @@ func journalRun(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for _, op := range args {
 		f := strings.SplitN(op, ":", 3)
-		need := map[string]int{"write": 3, "append": 3, "rm": 2, "rmrf": 2, "mkdir": 2, "mv": 3, "chmod": 3, "symlink": 3}[f[0]]
+		need := map[string]int{"write": 3, "append": 3, "rm": 2, "rmf": 2, "rmrf": 2, "mkdir": 2, "mv": 3, "chmod": 3, "symlink": 3}[f[0]]
 		if need == 0 || len(f) != need {
 			ts.Fatalf("journalrun: bad operation %q", op)
 		}
@@ -89,6 +90,13 @@ func journalRun(ts *testscript.TestScript, neg bool, args []string) {
 			})
 		case "rm":
 			do(journal.Unlink, abs(f[1]), "", func() error { return syscall.Unlink(abs(f[1])) })
+		case "rmf":
+			do(journal.Unlink, abs(f[1]), "", func() error {
+				if err := syscall.Unlink(abs(f[1])); !errors.Is(err, syscall.ENOENT) {
+					return err
+				}
+				return nil
+			})
 		case "rmrf":
 			for _, m := range glob(ts, f[1]) {
 				rmrf(m)
