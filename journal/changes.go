@@ -351,8 +351,15 @@ func (j *Journal) changes(lg *runLog) []Change {
 				c.Op, c.Note = OpChanged, "replaced by "+abs(n.replaced)
 			}
 		case n.orig == "":
+			after, ok := lg.After[n.path]
+			if ok && after.Type == TypeAbsent {
+				// The call failed (git's tmp_obj_ file opened in a
+				// directory it had yet to make), or what it made went
+				// by a way the journal keeps no record of.
+				continue
+			}
 			c.Op, c.Path, c.Restorable, c.Why, c.old, c.OldMode = OpAdded, abs(n.path), true, "", "", 0
-			if after, ok := lg.After[n.path]; ok {
+			if ok {
 				c.Type, c.NewMode = after.Type, after.Mode
 			}
 			if n.from != "" {

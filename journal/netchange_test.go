@@ -303,6 +303,27 @@ func TestUndoReportsNetPaths(t *testing.T) {
 	}
 }
 
+// TestFailedCreateIsNoChange: git opens objects/0c/tmp_obj_X before the
+// directory 0c exists; the open fails, git makes 0c and writes another
+// temp file, links it to the object's name and removes it. Only the
+// directory and the object were added.
+func TestFailedCreateIsNoChange(t *testing.T) {
+	w := newWS(t, Options{})
+	w.must(os.MkdirAll(w.p(".git/objects"), 0o755))
+	r := w.begin().ID()
+	w.before(Write, ".git/objects/0c/tmp_obj_A", "") // ENOENT
+	w.mkdir(".git/objects/0c", 0o755)
+	w.write(".git/objects/0c/tmp_obj_B", "blob")
+	w.link(".git/objects/0c/tmp_obj_B", ".git/objects/0c/f270")
+	w.unlink(".git/objects/0c/tmp_obj_B")
+	w.finish()
+	cs, err := w.j.Changes(r)
+	w.must(err)
+	if got := changeLines(cs, w.dir); got != "added .git/objects/0c|added .git/objects/0c/f270" {
+		t.Errorf("changes %s", got)
+	}
+}
+
 // TestExcludedDirectoryNoted: deleting below an excluded directory keeps
 // nothing of it, but the run records it once a directory: Changes lists
 // it and the summary's NotKept carries it.

@@ -28,6 +28,8 @@ type UndoOptions struct {
 }
 
 // Conflict is a path an undo would restore that changed since the run.
+// Run is the run that changed it (the run undone, when what changed it
+// is not known: a person's edit), or the run undone already.
 type Conflict struct {
 	Path string `json:"path"`
 	Run  string `json:"run"`
@@ -387,14 +389,14 @@ func (j *Journal) conflicts(runs []undoTarget, undoing map[string]bool) (out []C
 			if err == nil && undoneSince(t, n, after, now, touch) {
 				continue
 			}
-			why := "changed since run " + t.rec.ID + " ended"
+			by, why := t.rec.ID, "changed since run "+t.rec.ID+" ended"
 			for k := len(touch) - 1; k >= 0; k-- {
 				if q := touch[k].q; len(q.lg.Head.Undoes) == 0 && q.undoneBy == "" {
-					why = "changed by run " + q.id + " since run " + t.rec.ID + " ended"
+					by, why = q.id, "changed by run "+q.id+" since run "+t.rec.ID+" ended"
 					break
 				}
 			}
-			add(Conflict{Path: path, Run: t.rec.ID, Why: why})
+			add(Conflict{Path: path, Run: by, Why: why})
 		}
 	}
 	return out, refreshed, nil

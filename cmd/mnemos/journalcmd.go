@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -433,7 +434,7 @@ func printChanges(w io.Writer, r journal.RunRecord, changes []journal.Change) {
 		if c.Op != journal.OpMode && c.Op != journal.OpAdded && c.NewMode != 0 && c.NewMode != c.OldMode {
 			line += fmt.Sprintf(" (mode %o -> %o)", c.OldMode, c.NewMode)
 		}
-		if c.Since && r.UndoneBy == "" {
+		if c.Since && r.UndoneBy == "" && !journal.IsGitIndex(c.Path) {
 			line += " [changed since]"
 		}
 		if !c.Restorable {
@@ -534,6 +535,17 @@ func (c *UndoCmd) refused(a *app, sel selection, ids []string, ce *journal.Confl
 	default:
 		msg = fmt.Sprintf("nothing was undone: %s changed since the run (listed above)", plural(len(paths), "path"))
 		hint = fmt.Sprintf("`mnemos changes %s --diff` shows what the run did; `mnemos undo %s --force` overwrites those paths (what they hold now is kept: `mnemos undo` of the new undo run brings it back)", ids[0], strings.Join(ids, " "))
+		// Newer runs that changed them: undoing those first needs no
+		// force.
+		var newer []string
+		for _, cf := range paths {
+			if !slices.Contains(ids, cf.Run) && !slices.Contains(newer, cf.Run) && strings.HasPrefix(cf.Why, "changed by run "+cf.Run+" since") {
+				newer = append(newer, cf.Run)
+			}
+		}
+		if len(newer) > 0 && len(newer) == countBy(paths, newer) {
+			hint = fmt.Sprintf("undo the newer %s first (`mnemos undo %s`), then this one: undoing newest first needs no --force", pluralNoun(len(newer), "run"), strings.Join(newer, " "))
+		}
 	}
 	if c.JSON {
 		refused := ce.Conflicts
@@ -570,6 +582,24 @@ func auditUndo(a *app, p gate.Paths, rep journal.UndoReport, forced bool) error 
 		attrs = append(attrs, slog.Any("changed_since", forcedPaths))
 	}
 	return recorder{log}.Append(a.ctx, audit.KindJournalUndo, attrs...)
+}
+
+// countBy counts the conflicts made by one of runs.
+func countBy(cs []journal.Conflict, runs []string) int {
+	n := 0
+	for _, c := range cs {
+		if slices.Contains(runs, c.Run) {
+			n++
+		}
+	}
+	return n
+}
+
+func pluralNoun(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
 }
 
 // undoVerbs say what an undo does to a path, done and to be done.
