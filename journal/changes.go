@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -505,7 +504,7 @@ func (j *Journal) Diff(id string) (string, error) {
 	// be shown.
 	result := func(c Change) ([]byte, string) {
 		if undone == "" {
-			data, err := readLimited(c.Path, maxDiffFile)
+			data, err := readLimited(lg.Head.WS, c.Path, maxDiffFile)
 			if err != nil {
 				return nil, fmt.Sprintf("the current content cannot be shown: %v", err)
 			}
@@ -589,8 +588,16 @@ func label(side, name, ws string) string {
 	return side + name
 }
 
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+// readLimited reads the file at path below ws, reached through no link
+// (a directory a later run replaced with a link to the home directory
+// does not show what is there), up to limit bytes.
+func readLimited(ws, path string, limit int64) ([]byte, error) {
+	a, err := openAt(ws, path)
+	if err != nil {
+		return nil, err
+	}
+	defer a.close()
+	f, err := a.open()
 	if err != nil {
 		return nil, err
 	}

@@ -68,3 +68,27 @@ func TestSecurityUndoDoesNotMoveOutOfTheWorkspace(t *testing.T) {
 		t.Errorf("the file is not left in place: %v", err)
 	}
 }
+
+// TestSecurityDiffDoesNotReadThroughALink: mnemos changes --diff shows
+// what a run left in a file now; when a later run replaced a directory
+// on the way with a link (to ~/.ssh, say), it does not show what the link
+// leads to.
+func TestSecurityDiffDoesNotReadThroughALink(t *testing.T) {
+	w := newWS(t, Options{})
+	secrets := filepath.Join(filepath.Dir(w.dir), "ssh")
+	w.must(os.Mkdir(secrets, 0o700))
+	w.must(os.WriteFile(filepath.Join(secrets, "id_rsa"), []byte("PRIVATE KEY\n"), 0o600))
+	w.file("src/id_rsa", "old\n", 0o644)
+	first := w.begin()
+	w.write("src/id_rsa", "changed\n")
+	w.finish()
+	w.begin()
+	w.rename("src", "src.old")
+	w.symlink(secrets, "src")
+	w.finish()
+	d, err := w.j.Diff(first.ID())
+	w.must(err)
+	if strings.Contains(d, "PRIVATE KEY") {
+		t.Errorf("the diff shows what the link leads to:\n%s", d)
+	}
+}
