@@ -70,11 +70,12 @@ func IsGitIndex(path string) bool {
 }
 
 // Undoable says whether changes hold something undo --last takes back:
-// a change to anything but a git index, and other than a note that a
-// directory the journal excludes was changed.
+// a change undo can restore to anything but a git index (a note that a
+// directory the journal excludes was changed, or a file too big or over
+// the quota to keep, gives undo nothing to do).
 func Undoable(changes []Change) bool {
 	for _, c := range changes {
-		if c.Op != OpNotKept && !IsGitIndex(c.Path) {
+		if c.Op != OpNotKept && c.Restorable && !IsGitIndex(c.Path) {
 			return true
 		}
 	}

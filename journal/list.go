@@ -187,6 +187,7 @@ const (
 	PassedNoChange = "no net change"
 	PassedGitIndex = "changed only git's index"
 	PassedExcluded = "changed only excluded directories"
+	PassedNotKept  = "kept nothing it changed"
 )
 
 // Last returns the run undo --last takes back, and changes --last shows:
@@ -217,10 +218,13 @@ func (j *Journal) Last(f Filter) (RunRecord, []Passed, error) {
 			if !Undoable(changes) {
 				why = PassedNoChange
 				for _, c := range changes {
-					if IsGitIndex(c.Path) {
+					switch {
+					case IsGitIndex(c.Path):
 						why = PassedGitIndex
-					} else if why == PassedNoChange {
+					case c.Op == OpNotKept && why == PassedNoChange:
 						why = PassedExcluded
+					case c.Op != OpNotKept && !c.Restorable:
+						why = PassedNotKept
 					}
 				}
 			}

@@ -235,12 +235,18 @@ func TestFailedUndoIsRetried(t *testing.T) {
 	w.unlink("sub/k.txt")
 	w.finish()
 	w.must(os.Rename(w.p("sub"), w.p("moved")))
+	// The dry run says what will fail, and why.
+	dry, err := w.j.Undo([]string{r}, UndoOptions{DryRun: true})
+	w.must(err)
+	if got, want := pathLines(dry.Paths), "restore a.txt|restore sub/k.txt (the directory sub is not there (moved or removed since the run?))"; got != want {
+		t.Errorf("dry run %s\nwant %s", got, want)
+	}
 	rep, err := w.j.Undo([]string{r}, UndoOptions{})
 	var fe *UndoFailedError
 	if !errors.As(err, &fe) || !fe.Retry || len(fe.Paths) != 1 || fe.Paths[0].Rel != "sub/k.txt" {
 		t.Fatalf("undo with sub/ gone: %v %+v", err, rep.Paths)
 	}
-	if got := pathLines(rep.Paths); !strings.HasPrefix(got, "restore a.txt|restore sub/k.txt (") {
+	if got := pathLines(rep.Paths); got != "restore a.txt|restore sub/k.txt (the directory sub is not there (moved or removed since the run?))" {
 		t.Errorf("paths %s", got)
 	}
 	if rec, err := w.j.Find(r); err != nil || rec.UndoneBy != "" {
@@ -366,6 +372,25 @@ func TestExcludedDirectoryNoted(t *testing.T) {
 	w.finish()
 	if last, passed, _ := w.j.Last(Filter{Workspace: w.dir}); last.ID == only || len(passed) == 0 || passed[0].Why != PassedExcluded {
 		t.Errorf("Last = %s, passed %+v", last.ID, passed)
+	}
+}
+
+// TestLastPassesOverWhatWasNotKept: a run whose only change the journal
+// could not keep (too big) gives undo nothing to do: --last passes over
+// it rather than fail on it again and again.
+func TestLastPassesOverWhatWasNotKept(t *testing.T) {
+	w := newWS(t, Options{MaxFile: 100})
+	w.file("small", "s", 0o644)
+	w.file("big", strings.Repeat("b", 1000), 0o644)
+	small := w.begin().ID()
+	w.unlink("small")
+	w.finish()
+	w.begin()
+	w.unlink("big")
+	w.finish()
+	last, passed, err := w.j.Last(Filter{Workspace: w.dir})
+	if err != nil || last.ID != small || len(passed) != 1 || passed[0].Why != PassedNotKept {
+		t.Errorf("Last = %s, %v, passed %+v", last.ID, err, passed)
 	}
 }
 

@@ -596,6 +596,8 @@ type undoer struct {
 	dirs   []dirTime
 	links  map[[2]uint64][]string // names by (device, inode), once needed
 	done   map[string]bool
+	// dryMade are the paths a dry run's steps would make.
+	dryMade map[string]bool
 	// restored are the files put back, by what they were before the run.
 	restored map[fileID]string
 }
@@ -613,6 +615,7 @@ func (e *errStop) Unwrap() error { return e.err }
 
 func (u *undoer) all(runs []undoTarget) error {
 	u.done = map[string]bool{}
+	u.dryMade = map[string]bool{}
 	u.restored = map[fileID]string{}
 	for _, t := range runs {
 		u.run, u.ws = t.rec.ID, t.lg.Head.WS
@@ -729,6 +732,18 @@ func (u *undoer) lost(op, path string, err error) {
 
 // step records a step; err, when not nil, says why it was not done.
 func (u *undoer) step(op, path, from string, err error) {
+	if op != "remove" && op != "mode" {
+		if err == nil && u.dry || errors.Is(err, fs.ErrNotExist) {
+			// Say so when the directory it goes in is gone (moved or
+			// removed since the run), a dry run too.
+			if gone := u.parentGone(path); gone != nil {
+				err = gone
+			}
+		}
+		if err == nil && u.dry {
+			u.dryMade[path] = true
+		}
+	}
 	s := Step{Run: u.run, Op: op, Path: path, From: from}
 	if err != nil {
 		s.Err = err.Error()
@@ -738,6 +753,19 @@ func (u *undoer) step(op, path, from string, err error) {
 		u.rep.Restored = append(u.rep.Restored, path)
 	}
 	u.rep.Steps = append(u.rep.Steps, s)
+}
+
+// parentGone is the error of a step on path whose directory is not
+// there (nor, on a dry run, made by an earlier step); nil otherwise.
+func (u *undoer) parentGone(path string) error {
+	dir := filepath.Dir(path)
+	if _, below := within(u.ws, dir); !below || u.dryMade[dir] {
+		return nil
+	}
+	if st, err := lstatBelow(u.ws, dir); err == nil && st.Type == TypeDir {
+		return nil
+	}
+	return fmt.Errorf("the directory %s is not there (moved or removed since the run?)", relTo(u.ws, dir))
 }
 
 // before records, in the undo's own run, what a step is about to change.

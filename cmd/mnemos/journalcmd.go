@@ -295,12 +295,12 @@ func notePassed(w io.Writer, passed []journal.Passed) {
 	var other int
 	for _, p := range passed {
 		switch p.Why {
-		case journal.PassedGitIndex, journal.PassedNoChange, journal.PassedExcluded:
+		case journal.PassedGitIndex, journal.PassedNoChange, journal.PassedExcluded, journal.PassedNotKept:
 			other++
 		}
 	}
 	if other > 0 {
-		fmt.Fprintf(w, "mnemos: note: passed over %s that changed only git's index (git status refreshes it), excluded directories, or nothing\n", plural(other, "newer run"))
+		fmt.Fprintf(w, "mnemos: note: passed over %s that changed only git's index (git status refreshes it), excluded directories or nothing, or whose changes the journal could not keep\n", plural(other, "newer run"))
 	}
 }
 
@@ -354,7 +354,7 @@ func (c *ChangesCmd) list(a *app, j *journal.Journal) error {
 		case len(changes) == 0:
 			l.Note = "no net change"
 		case !journal.Undoable(changes):
-			l.Note = "only excluded directories"
+			l.Note = "nothing undo can restore"
 			for _, ch := range changes {
 				if journal.IsGitIndex(ch.Path) {
 					l.Note = "only git's index"
@@ -638,6 +638,9 @@ func printUndo(w io.Writer, rep journal.UndoReport) {
 		}
 		if r.Err != "" {
 			verb = "could not " + v[1]
+			if rep.DryRun {
+				verb = "cannot " + v[1]
+			}
 		}
 		line := verb + " " + oneLine(r.Rel)
 		if r.Op == "move" {
@@ -670,10 +673,23 @@ func printUndo(w io.Writer, rep journal.UndoReport) {
 		return
 	}
 	if rep.DryRun {
-		fmt.Fprintf(w, "dry run: nothing was changed (%s: %s)\n", runs, plural(len(rep.Paths), "path"))
+		n, cannot := 0, ""
+		for _, r := range rep.Paths {
+			if r.Err != "" && r.Op != "not kept" {
+				n++
+			}
+		}
+		if n > 0 {
+			cannot = fmt.Sprintf(", %d of which cannot be restored", n)
+		}
+		fmt.Fprintf(w, "dry run: nothing was changed (%s: %s%s)\n", runs, plural(len(rep.Paths), "path"), cannot)
 		return
 	}
-	fmt.Fprintf(w, "undid %s: %s restored\n", runs, plural(len(rep.Restored), "path"))
+	if len(rep.Restored) == 0 {
+		fmt.Fprintf(w, "nothing of %s was restored\n", runs)
+	} else {
+		fmt.Fprintf(w, "undid %s: %s restored\n", runs, plural(len(rep.Restored), "path"))
+	}
 	if len(rep.UndoRuns) > 0 {
 		fmt.Fprintf(w, "the undo is run %s: `mnemos undo %s` takes it back\n", strings.Join(rep.UndoRuns, ", "), strings.Join(rep.UndoRuns, " "))
 	}
