@@ -86,29 +86,6 @@ func (j *Journal) running(id string) bool {
 	return errors.Is(err, errWouldBlock)
 }
 
-// workspaceUsage is what the runs of ws but except keep, in bytes.
-func (j *Journal) workspaceUsage(ws, except string) int64 {
-	ids, _ := j.runIDs()
-	var n int64
-	for _, id := range ids {
-		if id == except {
-			continue
-		}
-		p, err := j.peek(id)
-		if err != nil || p.Head.WS != ws {
-			continue
-		}
-		if p.End != nil {
-			n += p.End.Kept
-			continue
-		}
-		if lg, err := j.readLog(id); err == nil {
-			n += keptBytes(lg)
-		}
-	}
-	return n
-}
-
 // Why a run was pruned (Pruned.Why).
 const (
 	// PrunedQuota: to keep its workspace within the quota, when another
