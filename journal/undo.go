@@ -168,7 +168,7 @@ func (j *Journal) Undo(ids []string, o UndoOptions) (UndoReport, error) {
 	u := &undoer{j: j, dry: o.DryRun, info: o.Info, undoes: rep.Runs, runs: map[string]*Run{}, rep: &rep}
 	if o.DryRun {
 		u.all(runs)
-		rep.settle(net)
+		rep.settle(net, runs)
 		return rep, nil
 	}
 	// Objects are read while the store is held shared: the collector
@@ -179,7 +179,7 @@ func (j *Journal) Undo(ids []string, o UndoOptions) (UndoReport, error) {
 	}
 	err = u.all(runs)
 	unlock()
-	rep.settle(net)
+	rep.settle(net, runs)
 	if ferr := u.finish(); err == nil {
 		err = ferr
 	}
@@ -263,7 +263,11 @@ func relTo(ws, p string) string {
 
 // settle gives each net path the error of a step on it that failed, adds
 // the failed steps no net path accounts for, and lists what was restored.
-func (rep *UndoReport) settle(net []PathResult) {
+func (rep *UndoReport) settle(net []PathResult, runs []undoTarget) {
+	wsOf := map[string]string{}
+	for _, t := range runs {
+		wsOf[t.rec.ID] = t.lg.Head.WS
+	}
 	byPath := map[string]int{}
 	for i, r := range net {
 		byPath[r.Path] = i
@@ -278,7 +282,8 @@ func (rep *UndoReport) settle(net []PathResult) {
 			}
 			continue
 		}
-		net = append(net, PathResult{Run: f.Run, Op: f.Op, Path: f.Path, From: f.From, Rel: f.Path, Err: f.Err, Lost: f.Lost})
+		net = append(net, PathResult{Run: f.Run, Op: f.Op, Path: f.Path, From: f.From, Rel: relTo(wsOf[f.Run], f.Path),
+			FromRel: relTo(wsOf[f.Run], f.From), Err: f.Err, Lost: f.Lost})
 		byPath[f.Path] = len(net) - 1
 	}
 	rep.Paths = net
