@@ -372,3 +372,10 @@ func sameIno(fi os.FileInfo, ino uint32) bool {
 	}
 	return true
 }
+
+// has reports whether the index holds an entry for rel (slash-separated,
+// relative to the work tree).
+func (ix *gitIndex) has(rel string) bool {
+	i := sort.Search(len(ix.entries), func(i int) bool { return ix.entries[i].path >= rel })
+	return i < len(ix.entries) && ix.entries[i].path == rel
+}
