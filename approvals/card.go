@@ -26,6 +26,9 @@ const (
 	Reversible   = "reversible"
 	Irreversible = "irreversible"
 	Partial      = "partial"
+	// Undoable: what the command destroys, mnemos's journal keeps, and
+	// `mnemos undo` brings back (shown so).
+	Undoable = "undoable"
 )
 
 // Card is what a person is shown to decide a request.
@@ -103,6 +106,8 @@ func abbreviate(reversibility string) string {
 		return "rev"
 	case Irreversible:
 		return "irrev"
+	case "undoable (`mnemos undo`)":
+		return "undo"
 	}
 	return reversibility
 }
@@ -139,8 +144,11 @@ func RenderCard(c Card) []string {
 		class += fmt.Sprintf(" and %d more", c.More)
 	}
 	rev := Printable(c.Reversibility)
-	if rev == "" {
+	switch rev {
+	case "":
 		rev = Reversible
+	case Undoable:
+		rev = "undoable (`mnemos undo`)"
 	}
 	marker := territoryMarker(c.Territory, c.Under)
 	question := "May I " + verb + "?"

@@ -587,11 +587,23 @@ func (c *Classification) finish(cmd shellparse.Command, pl Place) {
 		}
 	}
 	if c.Verb == "delete" && pl.Workspace != "" {
+		// find deletes what it selects below its starting point, not
+		// the starting point itself: find . -name '*.o' -delete stays
+		// in the workspace (find . -delete is the guard's).
+		find := len(cmd.Argv) > 0 && path.Base(cmd.Argv[0].Value) == "find"
 		for _, a := range c.Accesses {
-			if a.Capability == FSWrite && !a.Dynamic && !deletable(a.Target, pl) {
-				c.raise(Ask, "deletes outside the workspace ("+a.Target+")")
+			if a.Capability != FSWrite || a.Dynamic || deletable(a.Target, pl) {
+				continue
+			}
+			if a.Target == pl.Workspace {
+				if find {
+					continue
+				}
+				c.raise(Ask, "deletes the workspace itself ("+a.Target+")")
 				break
 			}
+			c.raise(Ask, "deletes outside the workspace ("+a.Target+")")
+			break
 		}
 	}
 	runsLater := false

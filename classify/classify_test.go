@@ -308,6 +308,10 @@ func TestSecurityDeleteOutsideTheWorkspaceAsks(t *testing.T) {
 		{"shred -u /srv/data.db", true},
 		{"rm -rf /w", true},
 		{"rm -rf build", false},
+		// find deletes below its starting point, the workspace here.
+		{"find . -name '*.o' -delete", false},
+		{"find /w -name '*.o' -delete", false},
+		{"find /srv -name '*.o' -delete", true},
 		{"rm -rf /w/dist", false},
 		{"rm -f /tmp/x /var/tmp/y", false},
 		{"rm -rf ~/.cache/go-build", false},
@@ -322,6 +326,9 @@ func TestSecurityDeleteOutsideTheWorkspaceAsks(t *testing.T) {
 		cl := Classify(s.Commands[0], pl)
 		if asks := cl.Floor == Ask; asks != tc.asks {
 			t.Errorf("%s: floor %s (%s), want ask %v", tc.script, cl.Floor, cl.FloorReason, tc.asks)
+		}
+		if tc.asks && strings.Contains(cl.FloorReason, "outside the workspace (/w)") {
+			t.Errorf("%s: the workspace called outside itself: %s", tc.script, cl.FloorReason)
 		}
 		// Without a workspace (a policy test's place), no floor.
 		if cl := Classify(s.Commands[0], PlaceOf(s, "/w", "/home/u")); cl.Floor == Ask && tc.asks && strings.HasPrefix(cl.FloorReason, "deletes outside") {

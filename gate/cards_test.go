@@ -49,18 +49,27 @@ func TestSecurityCardHeadlinesTheMostDangerousAccess(t *testing.T) {
 	}
 }
 
-// The card's reversibility is the worst of the asking commands'.
+// The card's reversibility is the worst of the asking commands'; with
+// the journal keeping every path they write, "undoable" (the deletion
+// asks either way: git does not track old.txt).
 func TestCardReversibilityIsTheWorst(t *testing.T) {
 	f := newFixture(t, "")
 	if err := os.WriteFile(filepath.Join(f.ws, "old.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d := f.decide(t, Mode{}, "bash", "-c", "touch new.txt; rm old.txt")
-	if d.Outcome != policy.Ask || d.Approval == nil {
-		t.Fatalf("decision %s (%s)", d.Outcome, d.Reason)
-	}
-	if r := d.Approval.Details.Reversibility; r != approvals.Irreversible {
-		t.Errorf("reversibility %q, want irreversible (card %q)", r, d.Card)
+	for _, tc := range []struct {
+		journal bool
+		want    string
+		script  string
+	}{{false, approvals.Irreversible, "touch new.txt; rm old.txt"}, {true, approvals.Undoable, "touch new2.txt; rm old.txt"}} {
+		f.journal(tc.journal)
+		d := f.decide(t, Mode{}, "bash", "-c", tc.script)
+		if d.Outcome != policy.Ask || d.Approval == nil {
+			t.Fatalf("decision %s (%s)", d.Outcome, d.Reason)
+		}
+		if r := d.Approval.Details.Reversibility; r != tc.want {
+			t.Errorf("journal %v: reversibility %q, want %s (card %q)", tc.journal, r, tc.want, d.Card)
+		}
 	}
 }
 

@@ -157,7 +157,7 @@ func cardExtras(p approvals.Pending, concession bool) []string {
 		// Work only the journal brings back (dropswork.go).
 		out = append(out, strings.Split(d, "\n")...)
 	}
-	if ws, ok := ContainedWork(p); ok && concession {
+	if ws, ok := ContainedWork(p); ok && concession && p.Details.Meta[metaDropsAsk] == "" {
 		out = append(out, containedLine(ws))
 	}
 	return out
@@ -179,6 +179,9 @@ func (g *Gate) recordExtras(np *approvals.NewPending, dec *Decision) {
 	}
 	if lines := dropLines(dec); len(lines) > 0 {
 		set(metaDrops, strings.Join(lines, "\n"))
+	}
+	if why := dropsAskAnyway(dec); why != "" {
+		set(metaDropsAsk, why)
 	}
 	if dec.Unconfined() {
 		set(metaOutside, outsideSummary(dec.Reach))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mnemos-dev/mnemos/classify"
@@ -35,6 +36,14 @@ import (
 // deletion removes.
 const maxDropWalk = 20000
 
+// maxGitWalk bounds the entries of .git one decision visits to tell
+// whether a find expression selects any (find . -type f -delete).
+const maxGitWalk = 50000
+
+// maxExcludedWalk bounds the entries of one excluded directory visited
+// to tell whether it holds a file git does not track.
+const maxExcludedWalk = 2000
+
 // dropped is what a command drops that only the journal brings back.
 type dropped struct {
 	// what says it ("deletes 120 files", "deletes src/main.go, which has
@@ -47,16 +56,30 @@ type dropped struct {
 	// the journal keeps: a file above max_file, more than the quota, a
 	// tree too big to weigh.
 	unkept string
+	// always says it asks at every level, whatever the journal keeps:
+	// find selecting the repository's own files under .git.
+	always bool
+	// rule names the undoable rule the journal stood in for ("" when
+	// none): when the journal does not keep all it drops, the rule asks.
+	rule string
+	// few says it is a few files git does not track, and nothing else:
+	// while the journal keeps them, the level decides below full (a
+	// grant or a session's contained work covers them, as it covers
+	// writing them); without the journal they ask.
+	few bool
 }
 
 // dropCounter counts for one decision, reading each work tree's index
-// once.
+// and ignore files once.
 type dropCounter struct {
 	ws      string
 	journal policy.Journal
-	indexes map[string]*gitIndex
-	errs    map[string]error
-	visited int
+	// home and xdg locate git's global ignore file.
+	home, xdg string
+	indexes   map[string]*gitIndex
+	errs      map[string]error
+	ignores   map[string]*gitIgnores
+	visited   int
 	// What the files counted weigh: in all, the first above max_file,
 	// and whether a walk was cut short (what it left out is unknown).
 	bytes  int64
@@ -65,14 +88,35 @@ type dropCounter struct {
 	cut    bool
 }
 
-func newDropCounter(ws string, j policy.Journal) *dropCounter {
-	return &dropCounter{ws: ws, journal: j}
+func newDropCounter(ws string, j policy.Journal, home, xdg string) *dropCounter {
+	return &dropCounter{ws: ws, journal: j, home: home, xdg: xdg}
 }
 
-// dropsWork says what cmd, whose policy result is res, drops.
-func (dc *dropCounter) dropsWork(cmd shellparse.Command, res *policy.Result) dropped {
+// fileSet collects the files a deletion removes: all of them are
+// counted, the first few past limit kept.
+type fileSet struct {
+	limit int
+	files []string
+	n     int
+	// big is set past limit, or when the walk is too long.
+	big bool
+}
+
+func (fs *fileSet) add(p string) {
+	fs.n++
+	if len(fs.files) <= fs.limit {
+		fs.files = append(fs.files, p)
+	}
+	if fs.n > fs.limit {
+		fs.big = true
+	}
+}
+
+// dropsWork says what cmd, whose policy result is res, drops; dirs are
+// the directories its relative paths name what they name in.
+func (dc *dropCounter) dropsWork(cmd shellparse.Command, res *policy.Result, dirs []string) dropped {
 	if res.Undoable != "" {
-		return dropped{what: "it drops work (rule " + fmt.Sprintf("%q", res.Undoable) + ")", kept: true}
+		return dc.undoable(cmd, res)
 	}
 	if res.Verb != "delete" || dc.ws == "" {
 		return dropped{}
@@ -96,6 +140,10 @@ func (dc *dropCounter) dropsWork(cmd shellparse.Command, res *policy.Result) dro
 			// deletion outside the workspace).
 			return dropped{}
 		}
+		if name == "find" {
+			// Its starting points, and the files -fprint writes.
+			continue
+		}
 		if a.Glob {
 			m := globMatches(a.Target, dc.journal.BigDeletion+1)
 			if len(m) > dc.journal.BigDeletion {
@@ -106,37 +154,37 @@ func (dc *dropCounter) dropsWork(cmd shellparse.Command, res *policy.Result) dro
 		}
 		paths = append(paths, filepath.Clean(a.Target))
 	}
+	if name == "find" {
+		return dc.findDrops(cmd, dirs)
+	}
 	if len(paths) == 0 {
 		return dropped{}
 	}
-	n, over := 0, false
+	set := &fileSet{limit: dc.journal.BigDeletion}
 	for _, p := range paths {
 		// Every path is weighed, past big_deletion too (within one
 		// decision's walk): whether the journal can keep it all.
-		k, big := dc.count(p, recursive, dc.journal.BigDeletion-n)
-		n += k
-		over = over || big
+		dc.collect(p, recursive, set)
 	}
-	if over || n > dc.journal.BigDeletion {
-		what := fmt.Sprintf("deletes %d files", n)
-		if over {
-			what = fmt.Sprintf("deletes more than %d files", dc.journal.BigDeletion)
-		}
-		return dc.keeps(dropped{what: what, kept: true})
+	if d, ok := dc.bigDeletion(set); ok {
+		return dc.keeps(d)
 	}
-	// Then what git cannot give back: uncommitted changes.
+	// Then what git cannot give back: uncommitted changes, and files it
+	// does not track.
+	changed, changedKept := "", true
 	for _, p := range paths {
 		if f, excluded, ok := dc.changedUnder(p, recursive); ok {
-			return dc.keeps(dropped{what: "deletes " + f, kept: !excluded})
+			changed, changedKept = f, !excluded
+			break
 		}
 	}
-	return dropped{}
+	return dc.keeps(dc.combine(changed, changedKept, dc.untracked(set.files)))
 }
 
 // keeps is d, not kept when what the counted files weigh is more than
 // the journal keeps (the journal would say so only after the run).
 func (dc *dropCounter) keeps(d dropped) dropped {
-	if !d.kept {
+	if !d.kept || d.what == "" {
 		return d
 	}
 	j := dc.journal
@@ -149,7 +197,7 @@ func (dc *dropCounter) keeps(d dropped) dropped {
 		d.unkept = fmt.Sprintf("the files hold %s, more than the journal keeps for a workspace (quota %s)", mib(dc.bytes), mib(j.Quota))
 	}
 	if d.unkept != "" {
-		d.kept = false
+		d.kept, d.few = false, false
 	}
 	return d
 }
@@ -171,6 +219,49 @@ func mib(n int64) string {
 		return fmt.Sprintf("%d KiB", (n+1023)>>10)
 	}
 	return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20)
+}
+
+// bigDeletion is what a deletion of more than big_deletion files drops.
+func (dc *dropCounter) bigDeletion(set *fileSet) (dropped, bool) {
+	switch {
+	case set.big:
+		return dropped{what: fmt.Sprintf("deletes more than %d files", dc.journal.BigDeletion), kept: true}, true
+	case set.n > dc.journal.BigDeletion:
+		return dropped{what: fmt.Sprintf("deletes %d files", set.n), kept: true}, true
+	}
+	return dropped{}, false
+}
+
+// combine says what a deletion drops: a file with uncommitted changes
+// (changed, "" when none; changedKept when outside the excluded
+// directories) and the files git does not track (untracked, found
+// outside them).
+func (dc *dropCounter) combine(changed string, changedKept bool, untracked []string) dropped {
+	const most = 3
+	var u string
+	switch n := len(untracked); {
+	case n == 1:
+		u = dc.rel(untracked[0]) + ", which git does not track"
+	case n > 1:
+		names := make([]string, 0, most)
+		for _, f := range untracked[:min(n, most)] {
+			names = append(names, dc.rel(f))
+		}
+		more := ""
+		if n > most {
+			more = " ..."
+		}
+		u = fmt.Sprintf("%d files git does not track (%s%s)", n, strings.Join(names, ", "), more)
+	}
+	switch {
+	case changed != "" && u != "":
+		return dropped{what: "deletes " + changed + ", and " + u, kept: changedKept}
+	case changed != "":
+		return dropped{what: "deletes " + changed, kept: changedKept}
+	case u != "":
+		return dropped{what: "deletes " + u, kept: true, few: true}
+	}
+	return dropped{}
 }
 
 // rmRecursive reports whether rm's options remove directories' contents.
@@ -200,24 +291,23 @@ func (dc *dropCounter) excluded(p string, dir bool) bool {
 	return dc.journal.Excluded(dc.rel(p), dir)
 }
 
-// count counts the files (anything but a directory) p removes, and
-// weighs them: big is set past limit, or when the walk is too long
-// (which leaves the rest unweighed). Directories the journal excludes
-// count for nothing.
-func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bool) {
+// collect adds to set the files (anything but a directory) p removes,
+// and weighs them, until the walk is too long (which leaves the rest
+// unweighed). Directories the journal excludes count for nothing.
+func (dc *dropCounter) collect(p string, recursive bool, set *fileSet) {
 	fi, err := os.Lstat(p)
 	if err != nil {
-		return 0, false
+		return
 	}
 	if !fi.IsDir() {
-		if dc.excluded(p, false) {
-			return 0, false
+		if !dc.excluded(p, false) {
+			set.add(p)
+			dc.weigh(p, fi)
 		}
-		dc.weigh(p, fi)
-		return 1, limit < 1
+		return
 	}
 	if !recursive || dc.excluded(p, true) {
-		return 0, false
+		return
 	}
 	var walk func(dir string) bool
 	walk = func(dir string) bool {
@@ -231,19 +321,20 @@ func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bo
 			for _, e := range ents {
 				dc.visited++
 				if dc.visited > maxDropWalk {
-					dc.cut = true
+					set.big, dc.cut = true, true
 					return true
 				}
+				q := filepath.Join(dir, e.Name())
 				if e.IsDir() {
-					if !dc.excluded(filepath.Join(dir, e.Name()), true) && walk(filepath.Join(dir, e.Name())) {
+					if !dc.excluded(q, true) && walk(q) {
 						return true
 					}
 					continue
 				}
-				n++
+				set.add(q)
 				if e.Type().IsRegular() {
 					if info, err := e.Info(); err == nil {
-						dc.weigh(filepath.Join(dir, e.Name()), info)
+						dc.weigh(q, info)
 					}
 				}
 			}
@@ -252,8 +343,51 @@ func (dc *dropCounter) count(p string, recursive bool, limit int) (n int, big bo
 			}
 		}
 	}
-	big = walk(p) || n > limit
-	return n, big
+	walk(p)
+}
+
+// untracked are the files of files (each a path the deletion removes)
+// that lie in a git work tree, which neither holds them in its index nor
+// ignores them: git cannot give them back. A path under a .git directory
+// is git's own; a work tree whose index cannot be read is told of by
+// changedUnder.
+func (dc *dropCounter) untracked(files []string) []string {
+	var out []string
+	for _, f := range files {
+		root := dc.workTree(f)
+		if root == "" {
+			continue
+		}
+		rel, err := filepath.Rel(root, f)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if slices.Contains(strings.Split(rel, "/"), ".git") {
+			continue
+		}
+		ix, err := dc.index(root)
+		if err != nil || ix.has(rel) {
+			continue
+		}
+		if dc.gitIgnores(root).ignored(rel, false) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func (dc *dropCounter) gitIgnores(root string) *gitIgnores {
+	if gi, ok := dc.ignores[root]; ok {
+		return gi
+	}
+	if dc.ignores == nil {
+		dc.ignores = map[string]*gitIgnores{}
+	}
+	gi := newGitIgnores(root, dc.home, dc.xdg)
+	dc.ignores[root] = gi
+	return gi
 }
 
 // changedUnder finds a file at p, or below it when recursive, that git

@@ -201,6 +201,12 @@ type CommandDecision struct {
 	Drops string `json:"drops,omitempty"`
 	// dropsKept says the journal keeps what Drops names.
 	dropsKept bool
+	// dropsAsks says it asks whatever is remembered (dropFloor), and
+	// dropsAlways at every level, whatever the journal keeps.
+	dropsAsks, dropsAlways bool
+	// dropsUnkept says why the journal cannot keep it all (a file above
+	// max_file, the quota), "" when it is not that.
+	dropsUnkept string
 }
 
 // Decision is the verdict on a whole request.
@@ -477,7 +483,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 	bound := &binding{cmds: script.Commands, place: place, env: facts, written: req.Written}
 	journaled := !req.Unsandboxed && g.journaled(ws)
 	journal := g.Journal()
-	drops := newDropCounter(ws, journal)
+	drops := newDropCounter(ws, journal, g.cfg.UserHome, g.getenvOrEmpty("XDG_CONFIG_HOME"))
 	in := policy.Input{Place: place, Workspace: ws, Level: lvl, Cwd: req.Cwd,
 		Channel: req.Channel, Sender: req.Sender, Session: req.Session, Reason: req.Reason,
 		Context: req.Context, Scope: req.Scope, Now: now, Pins: bound,
@@ -576,7 +582,7 @@ func (g *Gate) judge(ctx context.Context, req Request, explain bool) judged {
 			// and at full runs only while the journal keeps it
 			// (dropswork.go).
 			if cd.Outcome != policy.Deny {
-				dropFloor(cd, drops.dropsWork(cmd, &det.result), lvl, journaled)
+				dropFloor(cd, drops.dropsWork(cmd, &det.result, in.Place.Dirs), lvl, journaled)
 			}
 			if cd.Outcome != policy.Deny {
 				// Words known only when it runs, where options stand
@@ -842,7 +848,13 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			rev = worseReversibility(rev, "partial")
 			continue
 		}
-		rev = worseReversibility(rev, c.Policy.Reversibility)
+		if g.undoable(dec, c) {
+			// The journal keeps every path it writes: `mnemos undo`
+			// brings back what it destroys.
+			rev = worseReversibility(rev, approvals.Undoable)
+		} else {
+			rev = worseReversibility(rev, c.Policy.Reversibility)
+		}
 		for _, a := range c.Policy.Accesses {
 			if s, err := policy.Lookup(a.Capability); err == nil && s.DefaultApproval == policy.ApprovalNone && c.DecidedBy != "rate-limit" {
 				continue
@@ -931,8 +943,23 @@ func commandWith(cmds []CommandDecision, a approvals.Access) *CommandDecision {
 	return nil
 }
 
+// undoable reports whether the journal keeps every path c, a command of
+// dec, writes (policy.JournalKeeps), and all the work it drops: its
+// card says it can be undone with `mnemos undo`.
+func (g *Gate) undoable(dec Decision, c *CommandDecision) bool {
+	if !dec.Journaled || c.Policy == nil || c.Drops != "" && !c.dropsKept {
+		return false
+	}
+	cl := classify.Classification{Accesses: make([]classify.Access, len(c.Policy.Accesses))}
+	for i, a := range c.Policy.Accesses {
+		cl.Accesses[i] = a.Access
+	}
+	return policy.JournalKeeps(&cl, dec.Workspace, g.Journal())
+}
+
 // worseReversibility returns the less reversible of a and b: irreversible,
-// then partial, then reversible; an unknown value counts as irreversible.
+// then partial, then undoable (the journal keeps it), then reversible; an
+// unknown value counts as irreversible.
 func worseReversibility(a, b string) string {
 	rank := func(r string) int {
 		switch r {
@@ -940,10 +967,12 @@ func worseReversibility(a, b string) string {
 			return 0
 		case approvals.Reversible:
 			return 1
-		case approvals.Partial:
+		case approvals.Undoable:
 			return 2
+		case approvals.Partial:
+			return 3
 		}
-		return 3
+		return 4
 	}
 	if rank(b) > rank(a) {
 		return b

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,15 +68,30 @@ func dropFloor(cd *CommandDecision, d dropped, lvl policy.Level, journaled bool)
 	if d.what == "" {
 		return
 	}
+	// The reason the policy gave an undoable rule that stood aside, which
+	// says the journal keeps what it changes.
+	undoableReason := d.rule != "" && cd.Policy != nil && cd.Reason == cd.Policy.Reason
 	switch {
+	case d.always:
+		if cd.Outcome == policy.Allow || undoableReason {
+			cd.Outcome, cd.DecidedBy = policy.Ask, string(policy.ByFloor)
+			cd.Reason = d.what + ": a person looks first at every level, whatever the journal keeps"
+		}
 	case journaled && d.kept && lvl < policy.Full:
-		if cd.Outcome == policy.Allow {
+		if cd.Outcome == policy.Allow && !d.few {
 			cd.Outcome, cd.DecidedBy = policy.Ask, string(policy.ByFloor)
 			cd.Reason = d.what + ": the journal keeps it (`mnemos undo --last` brings it back after it runs), and below level full a person looks first"
 		}
 	case journaled && d.kept:
 		if cd.Outcome == policy.Allow && !strings.Contains(cd.Reason, "mnemos undo") {
-			cd.Reason += "; " + d.what + ", which the journal keeps: `mnemos undo --last` brings it back"
+			cd.Reason += "; " + d.what + " (the journal keeps it: `mnemos undo --last` brings it back)"
+		}
+	case journaled && d.rule != "":
+		// An undoable rule the journal cannot stand for: it asks at
+		// every level, saying what the journal does not keep.
+		if cd.Outcome == policy.Allow || undoableReason {
+			cd.Outcome, cd.DecidedBy = policy.Ask, string(policy.ByRule)
+			cd.Reason = fmt.Sprintf("rule %q asks: it %s, which the journal does not keep (journal: exclude): `mnemos undo` could not bring them back", d.rule, strings.TrimPrefix(d.what, "it "))
 		}
 	default:
 		if cd.Outcome == policy.Allow {
@@ -89,12 +105,56 @@ func dropFloor(cd *CommandDecision, d dropped, lvl policy.Level, journaled bool)
 			}
 		}
 	}
-	cd.Drops, cd.dropsKept = d.what, journaled && d.kept
+	cd.Drops, cd.dropsKept, cd.dropsAlways, cd.dropsUnkept = d.what, journaled && d.kept && !d.always, d.always, d.unkept
+	// Nothing remembered makes it run: it asks each time (the card
+	// offers no --remember).
+	cd.dropsAsks = d.always || !(journaled && d.kept) || lvl < policy.Full && !d.few
 }
+
+// DropsKept reports whether the journal keeps all the work c drops (Drops).
+func (c CommandDecision) DropsKept() bool { return c.dropsKept }
 
 // metaDrops is the key of Details.Meta that keeps the card's lines for
 // the work the request drops (dropLines).
 const metaDrops = "drops"
+
+// metaDropsAsk is the key of Details.Meta that says why nothing
+// remembered would stop a request from asking: every command of it that
+// asks drops work that asks each time (dropsAsks). Its card offers no
+// --remember (RememberChoices) and no contained work.
+const metaDropsAsk = "drops_ask"
+
+// dropsAskAnyway says why nothing remembered stops dec from asking, ""
+// when something could.
+func dropsAskAnyway(dec *Decision) string {
+	why := ""
+	for _, c := range dec.Commands {
+		if c.Outcome != policy.Ask {
+			continue
+		}
+		if c.Drops == "" || !c.dropsAsks {
+			return ""
+		}
+		if why != "" {
+			continue
+		}
+		why = c.Text + ": " + c.Drops + "; "
+		switch {
+		case c.dropsAlways:
+			why += "it asks at every level"
+		case dec.Journaled && c.dropsKept:
+			why += "below level full it asks each time"
+		case dec.Journaled:
+			why += "the journal does not keep it, so it asks at every level"
+		default:
+			why += "without the journal it asks at every level"
+		}
+	}
+	if why == "" {
+		return ""
+	}
+	return approvals.Printable(why + ", whatever a grant, a rule or --remember contained says: approve it once")
+}
 
 // dropLines are the card's lines for the commands of an asking decision
 // that drop work: what, and whether `mnemos undo` will bring it back.
@@ -105,8 +165,17 @@ func dropLines(dec *Decision) []string {
 			continue
 		}
 		l := "drops work: " + c.Text + ": " + c.Drops + "; no journal keeps it"
-		if dec.Journaled && c.dropsKept {
+		switch {
+		case dec.Journaled && c.dropsKept && c.dropsAsks:
 			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it: after it runs, `mnemos undo --last` brings it back (the run prints its id); below level full it asks each time"
+		case dec.Journaled && c.dropsKept:
+			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it: after it runs, `mnemos undo --last` brings it back (the run prints its id)"
+		case c.dropsAlways:
+			l = "drops work: " + c.Text + ": " + c.Drops + "; a person looks first at every level, whatever the journal keeps"
+		case dec.Journaled && c.dropsUnkept != "":
+			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal cannot keep it all (" + c.dropsUnkept + "): `mnemos undo` could not bring it back"
+		case dec.Journaled:
+			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal does not keep it (journal: exclude): `mnemos undo` could not bring it back"
 		}
 		if l = approvals.Printable(l); !slices.Contains(out, l) {
 			out = append(out, l)

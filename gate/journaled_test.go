@@ -356,13 +356,15 @@ func TestGitIndexChanged(t *testing.T) {
 
 // journalCorpusFixture is repoFixture at level with journal.txt's
 // workspace: gen/ (60 files), lib/a.go, lib/b.go (changed since its
-// commit), main.go, notes.txt (untracked), node_modules/ (200 files).
+// commit), main.go, .gitignore (node_modules/ and *.log), notes.txt
+// (untracked), build.log (ignored), node_modules/ (200 files, ignored).
 func journalCorpusFixture(t *testing.T, level policy.Level) *fixture {
 	t.Helper()
-	f := repoFixture(t, level, map[string]string{"main.go": "package main\n", "lib/a.go": "package lib\n", "lib/b.go": "package lib\n"})
+	f := repoFixture(t, level, map[string]string{"main.go": "package main\n", "lib/a.go": "package lib\n", "lib/b.go": "package lib\n",
+		".gitignore": "node_modules/\n*.log\n"})
 	writeTree(t, filepath.Join(f.ws, "gen"), 60)
 	writeTree(t, filepath.Join(f.ws, "node_modules", "lib"), 200)
-	for name, content := range map[string]string{"lib/b.go": "package lib // edited\n", "notes.txt": "mine\n"} {
+	for name, content := range map[string]string{"lib/b.go": "package lib // edited\n", "notes.txt": "mine\n", "build.log": "ok\n"} {
 		if err := os.WriteFile(filepath.Join(f.ws, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -378,6 +378,10 @@ func RememberChoices(p approvals.Pending) []string {
 	if onceOnly(p) != "" {
 		return []string{"nothing: it runs outside the sandbox, so it is approved once, never remembered"}
 	}
+	if why := p.Details.Meta[metaDropsAsk]; why != "" {
+		// Nothing remembered would stop it asking (dropsAskAnyway).
+		return []string{"nothing: " + why}
+	}
 	var out, rules, others []string
 	for _, it := range p.Details.Remember {
 		if it.Why != "" || it.Pin == "" {

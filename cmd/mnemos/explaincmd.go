@@ -81,7 +81,7 @@ func printExplanation(w io.Writer, req gate.Request, d gate.Decision) {
 		}
 		printGuard(w, c)
 		if c.Policy != nil {
-			printPolicy(w, c.Policy, c.Rules)
+			printPolicy(w, c.Policy, c.Rules, c)
 		}
 		if c.Judge != nil {
 			verdict := "approved"
@@ -123,7 +123,7 @@ func printGuard(w io.Writer, c gate.CommandDecision) {
 	fmt.Fprintf(w, "  guard: %s%s\n", checks, from)
 }
 
-func printPolicy(w io.Writer, res *policy.Result, rules []policy.RuleTrace) {
+func printPolicy(w io.Writer, res *policy.Result, rules []policy.RuleTrace, c gate.CommandDecision) {
 	if len(res.Accesses) == 0 {
 		fmt.Fprintln(w, "  accesses: none")
 	}
@@ -153,6 +153,14 @@ func printPolicy(w io.Writer, res *policy.Result, rules []policy.RuleTrace) {
 		}
 		status := "no match: " + oneLine(t.Why)
 		switch {
+		case t.Matched && t.Selected && res.Undoable == t.Rule.Name && c.Drops != "" && !c.DropsKept():
+			// An undoable rule the journal cannot stand for (gate's
+			// dropFloor).
+			status = "matched, selected; undoable, but the journal does not keep all it drops, so it asks"
+		case t.Matched && t.Selected && res.Undoable == t.Rule.Name && c.Outcome == policy.Allow:
+			status = "matched, selected; undoable: the journal keeps what the command changes, so at level full the rule stands aside and lets it run (`mnemos undo --last` brings the work back)"
+		case t.Matched && t.Selected && res.Undoable == t.Rule.Name:
+			status = "matched, selected; undoable: the journal keeps what the command changes, so the rule asks in place of " + rulesAction(t.Rule.Action) + " below level full, and would let it run at full"
 		case t.Matched && t.Selected:
 			status = "matched, selected"
 		case t.Matched && t.Note != "":
@@ -171,6 +179,17 @@ func printPolicy(w io.Writer, res *policy.Result, rules []policy.RuleTrace) {
 		}
 		fmt.Fprintf(w, "  grant lookup: %s %s: %s\n", oneLine(string(q.Capability)), oneLine(q.Target), found)
 	}
+}
+
+// rulesAction is the -ing form of a rule's action.
+func rulesAction(a policy.Outcome) string {
+	switch a {
+	case policy.Deny:
+		return "denying"
+	case policy.Ask:
+		return "asking"
+	}
+	return "allowing"
 }
 
 // shellQuote renders argv as a shell would need it typed.

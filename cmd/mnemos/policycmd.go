@@ -109,7 +109,15 @@ func printDecision(w io.Writer, d gate.Decision) {
 				fmt.Fprintln(w, line)
 			}
 			if c.Policy.Rule != nil {
-				fmt.Fprintf(w, "  rule: %s (%s, %s)\n", oneLine(c.Policy.Rule.Name), c.Policy.Rule.Action, oneLine(c.Policy.Rule.Pos.String()))
+				undoable := ""
+				switch {
+				case c.Policy.Undoable != c.Policy.Rule.Name:
+				case c.Drops != "" && !c.DropsKept():
+					undoable = "; undoable, but the journal does not keep all it drops: it asks"
+				default:
+					undoable = "; undoable: the journal keeps what it changes, so it asks below level full and runs at full"
+				}
+				fmt.Fprintf(w, "  rule: %s (%s, %s%s)\n", oneLine(c.Policy.Rule.Name), c.Policy.Rule.Action, oneLine(c.Policy.Rule.Pos.String()), undoable)
 			}
 		}
 		if c.Judge != nil {
