@@ -220,6 +220,7 @@ func (dc *dropCounter) findWalk(e *findExpr, written, abs string, set *fileSet, 
 	}
 	named := dc.namesGit(abs)
 	readable := true
+	excludedVisited := 0
 	var visit func(path, name, abs string, typ byte, depth int, inGit bool) bool
 	visit = func(path, name, abs string, typ byte, depth int, inGit bool) bool {
 		if inGit {
@@ -262,7 +263,10 @@ func (dc *dropCounter) findWalk(e *findExpr, written, abs string, set *fileSet, 
 			return true
 		}
 		if !inGit && depth > 0 && dc.excluded(abs, true) {
-			// Counts for nothing: its tools make it again.
+			// Counts for nothing: its tools make it again. Whether it
+			// selects anything there is noted: the journal does not
+			// keep it (dropped.swept).
+			dc.findSweeps(e, path, abs, depth, &excludedVisited)
 			return true
 		}
 		f, err := os.Open(abs)
@@ -300,6 +304,48 @@ func (dc *dropCounter) findWalk(e *findExpr, written, abs string, set *fileSet, 
 	}
 	visit(written, findName(written), abs, findTypeOf(fi.Mode()), 0, false)
 	return readable
+}
+
+// maxSweepWalk bounds the entries of excluded directories one find
+// walks to tell whether its expression selects anything there.
+const maxSweepWalk = 5000
+
+// findSweeps notes the excluded directory dir (find's path for it, at
+// depth) as swept when e deletes a file below it; visited counts against
+// maxSweepWalk, past which nothing more is noted.
+func (dc *dropCounter) findSweeps(e *findExpr, path, dir string, depth int, visited *int) {
+	found := false
+	var walk func(path, abs string, depth int)
+	walk = func(path, abs string, depth int) {
+		if found || e.maxDepth >= 0 && depth >= e.maxDepth {
+			return
+		}
+		f, err := os.Open(abs)
+		if err != nil {
+			return
+		}
+		ents, _ := f.ReadDir(-1)
+		f.Close()
+		for _, c := range ents {
+			if *visited++; *visited > maxSweepWalk || found {
+				return
+			}
+			q := filepath.Join(abs, c.Name())
+			typ := findTypeOf(c.Type())
+			p := findJoin(path, c.Name())
+			if depth+1 >= e.minDepth && typ != 'd' {
+				if deleted, ok := e.eval(&findEntry{path: p, name: c.Name(), typ: typ, empty: emptyFunc(q, typ)}); ok && deleted {
+					found = true
+					dc.sweep(q)
+					return
+				}
+			}
+			if typ == 'd' {
+				walk(p, q, depth+1)
+			}
+		}
+	}
+	walk(path, dir, depth)
 }
 
 // collectBesideGit adds to set every file below abs outside .git and the
@@ -345,7 +391,11 @@ func (dc *dropCounter) collectBesideGit(abs string, set *fileSet) string {
 				return false
 			}
 			if e.IsDir() {
-				if !dc.excluded(q, true) && !walk(q) {
+				if dc.excluded(q, true) {
+					dc.sweep(q)
+					continue
+				}
+				if !walk(q) {
 					return false
 				}
 				continue

@@ -62,6 +62,10 @@ type dropped struct {
 	// rule names the undoable rule the journal stood in for ("" when
 	// none): when the journal does not keep all it drops, the rule asks.
 	rule string
+	// swept are the directories the journal excludes that the deletion
+	// removes files from although it does not name them (rm -rf * over
+	// dist/ and node_modules/): the journal does not keep what they hold.
+	swept []string
 	// few says it is a few files git does not track, and nothing else:
 	// while the journal keeps them, the level decides below full (a
 	// grant or a session's contained work covers them, as it covers
@@ -80,6 +84,9 @@ type dropCounter struct {
 	errs      map[string]error
 	ignores   map[string]*gitIgnores
 	visited   int
+	// swept are the excluded directories the current deletion sweeps
+	// (dropped.swept).
+	swept []string
 	// What the files counted weigh: in all, the first above max_file,
 	// and whether a walk was cut short (what it left out is unknown).
 	bytes  int64
@@ -118,6 +125,31 @@ func (dc *dropCounter) dropsWork(cmd shellparse.Command, res *policy.Result, dir
 	if res.Undoable != "" {
 		return dc.undoable(cmd, res)
 	}
+	dc.swept = nil
+	d := dc.deletion(cmd, res, dirs)
+	d.swept = dc.swept
+	return d
+}
+
+// sweep notes an excluded directory (or a file in one) a deletion
+// removes without naming it.
+func (dc *dropCounter) sweep(p string) {
+	r := dc.rel(p)
+	elems := strings.Split(r, "/")
+	for i, e := range elems {
+		if slices.Contains(dc.journal.Exclude, e) {
+			r = strings.Join(elems[:i+1], "/") + "/"
+			break
+		}
+	}
+	if !slices.Contains(dc.swept, r) {
+		dc.swept = append(dc.swept, r)
+	}
+}
+
+// deletion is dropsWork for a command that deletes (rm, unlink, shred,
+// find -delete).
+func (dc *dropCounter) deletion(cmd shellparse.Command, res *policy.Result, dirs []string) dropped {
 	if res.Verb != "delete" || dc.ws == "" {
 		return dropped{}
 	}
@@ -146,6 +178,11 @@ func (dc *dropCounter) dropsWork(cmd shellparse.Command, res *policy.Result, dir
 		}
 		if a.Glob {
 			m := globMatches(a.Target, dc.journal.BigDeletion+1)
+			for _, x := range m {
+				if dc.excluded(x, true) {
+					dc.sweep(x)
+				}
+			}
 			if len(m) > dc.journal.BigDeletion {
 				return dropped{what: fmt.Sprintf("deletes more than %d files (%s)", dc.journal.BigDeletion, dc.rel(a.Target)), kept: true}
 			}
@@ -326,7 +363,11 @@ func (dc *dropCounter) collect(p string, recursive bool, set *fileSet) {
 				}
 				q := filepath.Join(dir, e.Name())
 				if e.IsDir() {
-					if !dc.excluded(q, true) && walk(q) {
+					if dc.excluded(q, true) {
+						dc.sweep(q)
+						continue
+					}
+					if walk(q) {
 						return true
 					}
 					continue

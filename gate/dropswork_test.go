@@ -136,6 +136,18 @@ func TestSecurityFindDeletesWhatItSelects(t *testing.T) {
 			t.Errorf("%s: %s", cmd, d.Reason)
 		}
 	}
+	// What it selects in a directory the journal excludes (the
+	// hand-written dist/HOTFIX.md) runs as before, and the reason says
+	// the journal does not keep it.
+	full.journal(true)
+	for _, tc := range []struct{ cmd, why string }{
+		{"find . -name '*.md' -delete", "the journal does not keep what it removes in dist/ (journal: exclude)"},
+		{"rm -rf *", "`mnemos undo --last` brings it back, but not what it removes in dist/, node_modules/, which the journal excludes"},
+	} {
+		if d := corpusDecide(t, full, tc.cmd); d.Outcome != policy.Allow || !strings.Contains(d.Reason, tc.why) {
+			t.Errorf("%s at full with the journal: %s; want allowed, saying %q", tc.cmd, describe(d), tc.why)
+		}
+	}
 }
 
 // TestSecurityUndoableRuleStandsAsideOnlyForWhatTheJournalKeeps: an
@@ -207,6 +219,8 @@ func TestCardsSayWhatTheJournalKeeps(t *testing.T) {
 		{"git checkout -- .", "undoable (`mnemos undo`)", true},
 		{"rm -f notes.txt", "undoable (`mnemos undo`)", false},
 		{"git clean -fdx", "partial", true},
+		// The journal keeps all but dist/ and node_modules/.
+		{"rm -rf *", "partial", true},
 		{"curl https://example.com -o x", "partial", false},
 	} {
 		d := f.decide(t, Mode{}, "bash", "-c", tc.cmd)

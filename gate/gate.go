@@ -207,6 +207,9 @@ type CommandDecision struct {
 	// dropsUnkept says why the journal cannot keep it all (a file above
 	// max_file, the quota), "" when it is not that.
 	dropsUnkept string
+	// dropsSwept are the excluded directories a deletion sweeps without
+	// naming them, whose files the journal does not keep.
+	dropsSwept []string
 }
 
 // Decision is the verdict on a whole request.
@@ -848,11 +851,15 @@ func (g *Gate) newPending(req Request, dec Decision) approvals.NewPending {
 			rev = worseReversibility(rev, "partial")
 			continue
 		}
-		if g.undoable(dec, c) {
+		switch {
+		case g.undoable(dec, c):
 			// The journal keeps every path it writes: `mnemos undo`
 			// brings back what it destroys.
 			rev = worseReversibility(rev, approvals.Undoable)
-		} else {
+		case dec.Journaled && len(c.dropsSwept) > 0 && c.Policy.Reversibility == approvals.Irreversible:
+			// It keeps all but what the excluded directories hold.
+			rev = worseReversibility(rev, approvals.Partial)
+		default:
 			rev = worseReversibility(rev, c.Policy.Reversibility)
 		}
 		for _, a := range c.Policy.Accesses {
@@ -947,7 +954,7 @@ func commandWith(cmds []CommandDecision, a approvals.Access) *CommandDecision {
 // dec, writes (policy.JournalKeeps), and all the work it drops: its
 // card says it can be undone with `mnemos undo`.
 func (g *Gate) undoable(dec Decision, c *CommandDecision) bool {
-	if !dec.Journaled || c.Policy == nil || c.Drops != "" && !c.dropsKept {
+	if !dec.Journaled || c.Policy == nil || c.Drops != "" && !c.dropsKept || len(c.dropsSwept) > 0 {
 		return false
 	}
 	cl := classify.Classification{Accesses: make([]classify.Access, len(c.Policy.Accesses))}

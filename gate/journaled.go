@@ -65,7 +65,11 @@ func (g *Gate) journaled(ws string) bool {
 // dropFloor applies what a command that drops work gets (dropswork.go)
 // to its decision cd, decided at level lvl with the journal on or off.
 func dropFloor(cd *CommandDecision, d dropped, lvl policy.Level, journaled bool) {
+	cd.dropsSwept = d.swept
 	if d.what == "" {
+		if journaled && len(d.swept) > 0 && cd.Outcome == policy.Allow {
+			cd.Reason += "; the journal does not keep what it removes in " + sweptList(d.swept) + " (journal: exclude)"
+		}
 		return
 	}
 	// The reason the policy gave an undoable rule that stood aside, which
@@ -84,7 +88,11 @@ func dropFloor(cd *CommandDecision, d dropped, lvl policy.Level, journaled bool)
 		}
 	case journaled && d.kept:
 		if cd.Outcome == policy.Allow && !strings.Contains(cd.Reason, "mnemos undo") {
-			cd.Reason += "; " + d.what + " (the journal keeps it: `mnemos undo --last` brings it back)"
+			if len(d.swept) > 0 {
+				cd.Reason += "; " + d.what + " (the journal keeps it: `mnemos undo --last` brings it back, but not what it removes in " + sweptList(d.swept) + ", which the journal excludes)"
+			} else {
+				cd.Reason += "; " + d.what + " (the journal keeps it: `mnemos undo --last` brings it back)"
+			}
 		}
 	case journaled && d.rule != "":
 		// An undoable rule the journal cannot stand for: it asks at
@@ -109,6 +117,15 @@ func dropFloor(cd *CommandDecision, d dropped, lvl policy.Level, journaled bool)
 	// Nothing remembered makes it run: it asks each time (the card
 	// offers no --remember).
 	cd.dropsAsks = d.always || !(journaled && d.kept) || lvl < policy.Full && !d.few
+}
+
+// sweptList names up to three excluded directories.
+func sweptList(dirs []string) string {
+	const most = 3
+	if len(dirs) > most {
+		return strings.Join(dirs[:most], ", ") + " ..."
+	}
+	return strings.Join(dirs, ", ")
 }
 
 // DropsKept reports whether the journal keeps all the work c drops (Drops).
@@ -165,11 +182,15 @@ func dropLines(dec *Decision) []string {
 			continue
 		}
 		l := "drops work: " + c.Text + ": " + c.Drops + "; no journal keeps it"
+		notKept := ""
+		if len(c.dropsSwept) > 0 {
+			notKept = " (not what it removes in " + sweptList(c.dropsSwept) + ", which the journal excludes: their tools make them again)"
+		}
 		switch {
 		case dec.Journaled && c.dropsKept && c.dropsAsks:
-			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it: after it runs, `mnemos undo --last` brings it back (the run prints its id); below level full it asks each time"
+			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it" + notKept + ": after it runs, `mnemos undo --last` brings it back (the run prints its id); below level full it asks each time"
 		case dec.Journaled && c.dropsKept:
-			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it: after it runs, `mnemos undo --last` brings it back (the run prints its id)"
+			l = "drops work: " + c.Text + ": " + c.Drops + "; the journal keeps it" + notKept + ": after it runs, `mnemos undo --last` brings it back (the run prints its id)"
 		case c.dropsAlways:
 			l = "drops work: " + c.Text + ": " + c.Drops + "; a person looks first at every level, whatever the journal keeps"
 		case dec.Journaled && c.dropsUnkept != "":
