@@ -48,6 +48,9 @@ for d in $(seq 100); do
   for f in $(seq 100); do echo "file $d/$f" >"$tmp/src/files/d$d/f$f"; done
 done
 git init -q "$tmp/ws"
+# Ignored, as build outputs are: deleting untracked files is work
+# dropped, which without the journal asks.
+echo files/ >"$tmp/ws/.gitignore"
 # Inside the workspace, where the sandbox lets tar read it.
 tar -C "$tmp/src" -cf "$tmp/ws/files.tar" files
 cd "$tmp/ws"
