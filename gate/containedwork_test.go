@@ -100,6 +100,10 @@ func TestSecurityContainedWorkConcession(t *testing.T) {
 		if got.Outcome == policy.Allow && runApproval(got) != d.Approval.Token {
 			t.Errorf("%s: the run's approval is %q, want %q", tc.name, runApproval(got), d.Approval.Token)
 		}
+		// Allowed because it can be undone: it runs watched, or not at all.
+		if got.Outcome == policy.Allow && !reliesOnJournal(got) {
+			t.Errorf("%s: allowed by the contained-work concession, yet would run without the watch required", tc.name)
+		}
 	}
 }
 
@@ -118,6 +122,11 @@ func TestSecurityContainedOnlyOffline(t *testing.T) {
 	f := newFixture(t, strings.Replace(string(src), "\nlevel: supervised\n", "\nlevel: full\n", 1))
 	if d := f.decide(t, Mode{DryRun: true}, "go", "test", "./..."); d.Outcome != policy.Allow || d.Commands[0].Policy.Rule == nil || d.Commands[0].Policy.Rule.Name != "contained work" {
 		t.Fatalf("go test at full: %s (%s), want allowed by contained work", d.Outcome, d.Reason)
+	} else if !reliesOnJournal(d) {
+		t.Error("go test allowed as contained work would run without the watch required")
+	}
+	if d := f.decide(t, Mode{DryRun: true}, "git", "status"); d.Outcome != policy.Allow || reliesOnJournal(d) {
+		t.Errorf("git status: %s, relies on the journal %v: want allowed by its own rule, whatever the journal", d.Outcome, reliesOnJournal(d))
 	}
 	for _, argv := range [][]string{
 		// What the run's sandbox lets write what runs later.
