@@ -70,18 +70,8 @@ func (s *Server) undoPage(w http.ResponseWriter, r *http.Request) {
 // second confirmation. The undo is recorded in the audit log as
 // journal.undo, by page:NAME.
 func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
-	sid := s.sess.session(r)
-	if sid == "" {
-		s.plain(w, http.StatusUnauthorized, "no session: open the link that `mnemos approvals url` prints")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		s.plain(w, http.StatusBadRequest, "bad form")
-		return
-	}
-	if !s.sess.csrfOK(sid, r.PostForm.Get("csrf")) {
-		s.plain(w, http.StatusForbidden, "bad or missing CSRF token: reload the page")
+	sid, ok := s.postForm(w, r)
+	if !ok {
 		return
 	}
 	force := r.PostForm.Get("force") == "1"

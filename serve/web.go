@@ -291,20 +291,31 @@ func (s *Server) plain(w http.ResponseWriter, code int, msg string) {
 	fmt.Fprintln(w, msg)
 }
 
-// answer resolves a request as the page's identity through the Resolver.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+// postForm reads the form of a POST from a signed-in page: the session,
+// the form (bounded), and the session's CSRF token in it. It returns the
+// session, or answers the refusal itself and returns false.
+func (s *Server) postForm(w http.ResponseWriter, r *http.Request) (string, bool) {
 	sid := s.sess.session(r)
 	if sid == "" {
 		s.plain(w, http.StatusUnauthorized, "no session: open the link that `mnemos approvals url` prints")
-		return
+		return "", false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		s.plain(w, http.StatusBadRequest, "bad form")
-		return
+		return "", false
 	}
 	if !s.sess.csrfOK(sid, r.PostForm.Get("csrf")) {
 		s.plain(w, http.StatusForbidden, "bad or missing CSRF token: reload the page")
+		return "", false
+	}
+	return sid, true
+}
+
+// answer resolves a request as the page's identity through the Resolver.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	sid, ok := s.postForm(w, r)
+	if !ok {
 		return
 	}
 	id := strings.TrimSpace(r.PostForm.Get("id"))
