@@ -185,7 +185,8 @@ func (c *StatusCmd) Run(a *app) error {
 	pol := a.statusPolicies(&rep, paths, cwd, id)
 	rep.Secrets = statusSecrets{Dir: a.settled.Dir, Postponed: a.settled.Postponed,
 		Moved: a.settled.Moved, Removed: a.settled.Removed, Stale: a.settled.Stale}
-	rep.Sandbox = statusSandboxOf()
+	st := probeSandbox()
+	rep.Sandbox = statusSandboxOf(st)
 	if err := a.statusAgents(&rep, pol, id, exe); err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func (c *StatusCmd) Run(a *app) error {
 		rep.Warnings = append(rep.Warnings, "cannot read the audit log: "+err.Error())
 	}
 	rep.Journal = statusJournalOf(paths, cwd)
-	rep.Journal.On, rep.Journal.Off = journalOn(pol, probeSandbox())
+	rep.Journal.On, rep.Journal.Off = journalOn(pol, st)
 	if info, ok := serve.Running(paths.StateDir); ok {
 		rep.Serve = statusServe{Running: true, PID: info.PID, Addr: info.Addr}
 	}
@@ -297,8 +298,7 @@ func levelOrigin(system, user, project, merged, extra *policy.Policy, flag strin
 }
 
 // statusSandboxOf is what the sandbox keeps of its promises here.
-func statusSandboxOf() statusSandbox {
-	st := probeSandbox()
+func statusSandboxOf(st sandbox.Status) statusSandbox {
 	promises := st.Promises()
 	sb := statusSandbox{Promises: len(promises), Missing: []string{}}
 	for _, p := range promises {
