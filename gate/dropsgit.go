@@ -155,46 +155,23 @@ func (dc *dropCounter) cleanReaches(root, scope string, ignoredToo bool) []strin
 	}
 	ix, ixErr := dc.index(root)
 	gi := dc.gitIgnores(root)
-	var walk func(dir string) bool
-	walk = func(dir string) bool {
-		f, err := os.Open(dir)
-		if err != nil {
+	whole := dc.walkDirs(scope, func(q string) bool {
+		rel, _ := filepath.Rel(root, q)
+		if !ignoredToo && gi.ignored(filepath.ToSlash(rel), true) {
+			// git clean leaves what git ignores.
+			return false
+		}
+		if !dc.excluded(q, true) {
 			return true
 		}
-		ents, _ := f.ReadDir(-1)
-		f.Close()
-		for _, e := range ents {
-			if !e.IsDir() || e.Name() == ".git" {
-				continue
-			}
-			dc.visited++
-			if dc.visited > maxDropWalk {
-				out = append(out, scope)
-				return false
-			}
-			q := filepath.Join(dir, e.Name())
-			rel, _ := filepath.Rel(root, q)
-			rel = filepath.ToSlash(rel)
-			if !dc.excluded(q, true) {
-				if !ignoredToo && gi.ignored(rel, true) {
-					// git clean leaves what git ignores.
-					continue
-				}
-				if !walk(q) {
-					return false
-				}
-				continue
-			}
-			if !ignoredToo && gi.ignored(rel, true) {
-				continue
-			}
-			if ixErr != nil || holdsUntracked(q, root, ix) {
-				out = append(out, q)
-			}
+		if ixErr != nil || holdsUntracked(q, root, ix) {
+			out = append(out, q)
 		}
-		return true
+		return false
+	})
+	if !whole {
+		out = append(out, scope)
 	}
-	walk(scope)
 	return out
 }
 
@@ -287,6 +264,24 @@ func (dc *dropCounter) excludedDirOf(f string) string {
 // below one another, nor in .git).
 func (dc *dropCounter) excludedDirs(root string) []string {
 	var out []string
+	whole := dc.walkDirs(root, func(q string) bool {
+		if dc.excluded(q, true) {
+			out = append(out, q)
+			return false
+		}
+		return true
+	})
+	if !whole {
+		out = append(out, root)
+	}
+	return out
+}
+
+// walkDirs walks the directories below top but .git, on the counter's
+// budget (maxDropWalk entries in all): descend says, for each, whether to
+// walk into it. It returns false when the budget ran out before the walk
+// ended.
+func (dc *dropCounter) walkDirs(top string, descend func(dir string) bool) bool {
 	var walk func(dir string) bool
 	walk = func(dir string) bool {
 		f, err := os.Open(dir)
@@ -300,20 +295,13 @@ func (dc *dropCounter) excludedDirs(root string) []string {
 				continue
 			}
 			if dc.visited++; dc.visited > maxDropWalk {
-				out = append(out, root)
 				return false
 			}
-			q := filepath.Join(dir, e.Name())
-			if dc.excluded(q, true) {
-				out = append(out, q)
-				continue
-			}
-			if !walk(q) {
+			if q := filepath.Join(dir, e.Name()); descend(q) && !walk(q) {
 				return false
 			}
 		}
 		return true
 	}
-	walk(root)
-	return out
+	return walk(top)
 }
