@@ -37,6 +37,20 @@ func reliesOnJournal(dec Decision) bool {
 	return false
 }
 
+// DropsKept says the decision lets a command drop work (dropswork.go)
+// because the journal keeps it: the run says how to undo it.
+func (d Decision) DropsKept() bool {
+	if !d.Journaled || d.Outcome != policy.Allow {
+		return false
+	}
+	for _, c := range d.Commands {
+		if c.dropsKept {
+			return true
+		}
+	}
+	return false
+}
+
 // concessionName matches the name of the rule a session concession
 // becomes (sessionPolicy, containedPolicy), which ends with the approval
 // that granted it.

@@ -211,21 +211,7 @@ func reportJournal(a *app, res gate.RunResult) {
 		fmt.Fprintf(a.io.err, "mnemos: warning: the journal dropped run %s (%s) to make room for this run's changes (the workspace's quota): `mnemos undo` can no longer bring back what it changed\n",
 			p.ID, oneLine(strings.Join(p.Argv, " ")))
 	}
-	if a.cli.Verbose || dropsKept(res.Decision) {
+	if a.cli.Verbose || res.Decision.DropsKept() {
 		fmt.Fprintf(a.io.err, "mnemos: run %s changed the workspace: `mnemos changes %s` shows what, `mnemos undo %s` puts it back\n", j.ID, j.ID, j.ID)
 	}
-}
-
-// dropsKept says the run was allowed to drop work because the journal
-// keeps it (the decision's reason says how to undo it).
-func dropsKept(d gate.Decision) bool {
-	if !d.Journaled || d.Outcome != policy.Allow {
-		return false
-	}
-	for _, c := range d.Commands {
-		if c.Drops != "" {
-			return true
-		}
-	}
-	return false
 }
