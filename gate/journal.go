@@ -101,6 +101,15 @@ func (g *Gate) beginJournal(req Request, dec Decision, spec sandbox.Spec) (*runJ
 	return &runJournal{j: j, run: run}, nil
 }
 
+// handler is the watch's handler for the run, nil when nothing is
+// watched.
+func (rj *runJournal) handler() func(sandbox.Change) error {
+	if rj == nil {
+		return nil
+	}
+	return rj.handle
+}
+
 // handle is the watch's handler: what a change is about to destroy is kept
 // first; a change that cannot be recorded fails.
 func (rj *runJournal) handle(c sandbox.Change) error {

@@ -265,7 +265,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 	// every signal mnemos receives was sent to mnemos and is relayed once.
 	j := foregroundJob(cmd)
 	var applied sandbox.Applied
-	var runErr, jerr error
+	var runErr error
 	// What the command changes in the workspace is kept first (journal.go).
 	var rj *runJournal
 	var watch *sandbox.Watch
@@ -273,12 +273,9 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		// A person approved, once, what no sandbox can grant (outside.go).
 		applied = sandbox.Applied{ABI: status.ABI, Notes: []string{"approved to run outside the sandbox (approval " + dec.Ticket + "): " + outsideSummary(dec.Reach)}}
 		runErr = cmd.Start()
-	} else if rj, jerr = g.beginJournal(req, dec, spec); jerr != nil {
-		runErr = jerr
-	} else if rj != nil {
-		applied, watch, runErr = sandbox.StartWatched(cmd, spec, status, pre, rj.handle)
-	} else {
-		applied, runErr = sandbox.StartPrepared(cmd, spec, status, pre)
+	} else if rj, runErr = g.beginJournal(req, dec, spec); runErr == nil {
+		// Unless the journal cannot record the run: then nothing starts.
+		applied, watch, runErr = sandbox.StartWatched(cmd, spec, status, pre, rj.handler())
 	}
 	if runErr != nil {
 		j.restore(cmd)
@@ -303,10 +300,7 @@ func (g *Gate) exec(ctx context.Context, req Request, dec Decision, stdio Stdio,
 		}
 	}
 	reaped := sandbox.ReapLeftovers()
-	var watched sandbox.WatchStats
-	if watch != nil {
-		watched = watch.Close()
-	}
+	watched := watch.Close()
 	jsum, jerr := rj.finish()
 	quarantined := quarantine(applied.Absent, g.cfg.Now())
 	rep := repos.Finish(sandbox.RepoOptions{Home: g.cfg.UserHome, Protected: keptReadOnly(spec, applied), Now: g.cfg.Now()})
